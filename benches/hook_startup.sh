@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Hook start-up cost, side by side: `true`, `warden hook` (shipped packs, embedded) and the
+# seed jq+grep shell hook from the Hermes hooks reference (block-rm-rf.sh), each fed the same
+# pre_tool_call payload on stdin. Prints a markdown table of medians and ratios.
+#   WARDEN_BIN  (default: <repo>/target/release/warden, else target/debug/warden)
+#   RUNS        (default 200)   WARMUP (default 20)
+# Needs hyperfine (apt-get install -y hyperfine) and jq.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/.." && pwd)"
+WARDEN_BIN="${WARDEN_BIN:-}"
+if [[ -z "$WARDEN_BIN" ]]; then
+  for c in "$REPO/target/release/warden" "$REPO/target/debug/warden"; do
+    [[ -x "$c" ]] && { WARDEN_BIN="$c"; break; }
+  done
+fi
+[[ -n "$WARDEN_BIN" && -x "$WARDEN_BIN" ]] || { echo "hook_startup.sh: no warden binary (set WARDEN_BIN)" >&2; exit 1; }
+command -v jq >/dev/null || { echo "hook_startup.sh: needs jq" >&2; exit 1; }
+if ! command -v hyperfine >/dev/null; then
+  echo "hook_startup.sh: installing hyperfine" >&2
+  apt-get install -y hyperfine >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y hyperfine >/dev/null; }
+fi
+RUNS="${RUNS:-200}"; WARMUP="${WARMUP:-20}"
+
+T="$(mktemp -d)"; trap 'rm -rf "$T"' EXIT
+# A pre_tool_call payload exactly as Hermes 0.19.0 serialises it (no top-level profile).
+cat > "$T/payload.json" <<'JSON'
+{"hook_event_name": "pre_tool_call", "tool_name": "terminal", "tool_input": {"command": "git status --short && cargo test --quiet"}, "session_id": "sess_bench", "cwd": "/home/user/project", "extra": {"task_id": "task-1", "tool_call_id": "call-1", "turn_id": "turn-1", "api_request_id": "req-1", "middleware_trace": [], "telemetry_schema_version": "hermes.observer.v1"}}
+JSON
+# The seed script from hermes-hooks-reference.en.txt ("Block destructive terminal commands").
+cat > "$T/block-rm-rf.sh" <<'SH'
+#!/usr/bin/env bash
+cmd=$(jq -r '.tool_input.command // empty')
+if echo "$cmd" | grep -qE 'rm[[:space:]]+-rf?[[:space:]]+/|git[[:space:]]+push.*--force'; then
+  printf '{"decision": "block", "reason": "blocked by hook: destructive command"}\n'
+else
+  printf '{}\n'
+fi
+SH
+chmod +x "$T/block-rm-rf.sh"
+
+# Sanity: both hooks must answer the payload with an allow before we time them.
+for h in "$WARDEN_BIN hook" "$T/block-rm-rf.sh"; do
+  out="$(env -u WARDEN_POLICY $h < "$T/payload.json")" || { echo "hook_startup.sh: '$h' failed (rc=$?): $out" >&2; exit 1; }
+  [[ "$(jq -c . <<<"$out")" == "{}" ]] || { echo "hook_startup.sh: '$h' did not allow: $out" >&2; exit 1; }
+done
+
+# hyperfine >= 1.16 can feed stdin itself (--input) and run without a shell (-N): that measures
+# only the process. Older hyperfine (Debian 12 ships 1.15) has no --input; then the commands run
+# under `sh -c '... < payload'` and hyperfine subtracts its measured shell-spawn time.
+names=(true "warden hook" "block-rm-rf.sh (jq+grep)")
+if hyperfine --help 2>/dev/null | grep -q -- '--input'; then
+  mode="--input + --shell=none"
+  hyperfine -N --input "$T/payload.json" --warmup "$WARMUP" --runs "$RUNS" --style basic \
+    --export-json "$T/r.json" \
+    -n "${names[0]}" "true" -n "${names[1]}" "$WARDEN_BIN hook" -n "${names[2]}" "$T/block-rm-rf.sh" >&2
+else
+  mode="sh -c with '< payload' (shell spawn time subtracted by hyperfine $(hyperfine --version | awk '{print $2}'))"
+  hyperfine --shell sh --warmup "$WARMUP" --runs "$RUNS" --style basic --export-json "$T/r.json" \
+    -n "${names[0]}" "true < '$T/payload.json'" \
+    -n "${names[1]}" "env -u WARDEN_POLICY '$WARDEN_BIN' hook < '$T/payload.json'" \
+    -n "${names[2]}" "'$T/block-rm-rf.sh' < '$T/payload.json'" >&2
+fi
+
+echo
+echo "Hook start-up, one pre_tool_call payload on stdin ($RUNS runs, $WARMUP warm-up; $mode; $(nproc) cores)"
+echo
+jq -r '
+  .results as $r
+  | ($r[] | select(.command == "warden hook") | .median) as $w
+  | "| command | median | mean ± σ | × warden |",
+    "|---|---:|---:|---:|",
+    ($r[] | "| \(.command) | \(.median * 1000 * 1000 | round / 1000) ms | \(.mean * 1000 * 1000 | round / 1000) ± \(.stddev * 1000 * 1000 | round / 1000) ms | \(if $w > 0 then (.median / $w * 100 | round / 100) else "n/a" end) |")
+' "$T/r.json"

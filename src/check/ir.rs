@@ -1,0 +1,278 @@
+//! The checked policy: names resolved, fields typed against the event
+//! schema, macros inlined, exemptions attached. Everything here is known to
+//! be valid; `compile` turns it into matchers.
+
+use crate::diag::{SourceFile, Span};
+use crate::event::{Field, Hook};
+use crate::syntax::ast::{RedactOptions, RedactReplace, RegexLit, Scalar};
+use std::sync::Arc;
+
+/// Where a checked item came from.
+#[derive(Clone, Debug)]
+pub struct Origin {
+    /// The source file.
+    pub file: Arc<SourceFile>,
+    /// The span of the item's name.
+    pub span: Span,
+}
+
+impl Origin {
+    /// `path:line:col`.
+    pub fn location(&self) -> String {
+        let (l, c) = self.file.line_col(self.span.start);
+        format!("{}:{}:{}", self.file.path.display(), l, c)
+    }
+}
+
+/// A resolved condition.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    /// All hold.
+    And(Vec<Expr>),
+    /// One holds.
+    Or(Vec<Expr>),
+    /// Does not hold.
+    Not(Box<Expr>),
+    /// A constant.
+    Const(bool),
+    /// A test on one field.
+    Atom(Atom),
+}
+
+/// A test on one field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Atom {
+    /// The field tested.
+    pub field: Field,
+    /// The test.
+    pub test: Test,
+    /// Where it was written (in the rule's file, or a `define`'s).
+    pub span: Span,
+}
+
+/// What an atom checks.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Test {
+    /// Equal to the scalar (strings: optionally ignoring case).
+    Eq {
+        /// The value.
+        value: Scalar,
+        /// Ignore case.
+        nocase: bool,
+    },
+    /// Equal to one of the scalars.
+    In {
+        /// The values.
+        values: Vec<Scalar>,
+        /// Ignore case.
+        nocase: bool,
+    },
+    /// Contains one of the strings.
+    Contains {
+        /// The needles.
+        needles: Vec<String>,
+        /// Ignore case.
+        nocase: bool,
+    },
+    /// Starts with one of the strings.
+    StartsWith {
+        /// The prefixes.
+        needles: Vec<String>,
+        /// Ignore case.
+        nocase: bool,
+    },
+    /// Ends with one of the strings.
+    EndsWith {
+        /// The suffixes.
+        needles: Vec<String>,
+        /// Ignore case.
+        nocase: bool,
+    },
+    /// Matches the regex.
+    Matches {
+        /// The regex, flags inlined.
+        regex: String,
+    },
+    /// Matches one of the glob patterns.
+    Glob {
+        /// The patterns.
+        patterns: Vec<String>,
+    },
+    /// The path lies under one of the targets.
+    Under {
+        /// What it must lie under.
+        target: UnderTarget,
+    },
+    /// The field is present (and not null).
+    Exists,
+}
+
+/// The right-hand side of `path(x) under …`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum UnderTarget {
+    /// Literal paths (`~` and `$HOME` not yet expanded).
+    Paths(Vec<String>),
+    /// A field of the event, e.g. `cwd`.
+    Field(Field),
+}
+
+/// A message with `{field}` holes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Template {
+    /// Literal text and fields, in order.
+    pub parts: Vec<TemplatePart>,
+}
+
+/// One piece of a [`Template`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum TemplatePart {
+    /// Text as is.
+    Lit(String),
+    /// A field's value.
+    Field(Field),
+}
+
+/// A `modify` right-hand side.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ValueExpr {
+    /// A JSON scalar.
+    Const(serde_json::Value),
+    /// A string template.
+    Template(Template),
+    /// Another field.
+    Field(Field),
+    /// `replace(input, /re/, "with")`.
+    Replace {
+        /// The input.
+        input: Box<ValueExpr>,
+        /// Regex source, flags inlined.
+        regex: String,
+        /// Replacement (`$1` for groups).
+        with: String,
+    },
+}
+
+/// A checked action.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Block the call or the turn.
+    Block {
+        /// The message.
+        message: Template,
+        /// pre_llm_call transcript placeholder.
+        placeholder: Option<String>,
+    },
+    /// Ask a human.
+    Approve {
+        /// The message.
+        message: Template,
+        /// Scope key.
+        key: Option<String>,
+    },
+    /// Set top-level argument keys.
+    Modify(Vec<(String, ValueExpr)>),
+    /// Add context to the user message.
+    Context(Template),
+    /// Redact (or withhold) what a detector finds.
+    Redact(Box<RedactRule>),
+}
+
+impl Action {
+    /// The action's keyword.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Action::Block { .. } => "block",
+            Action::Approve { .. } => "approve",
+            Action::Modify(_) => "modify",
+            Action::Context(_) => "context",
+            Action::Redact(r) if matches!(r.replace, RedactReplace::Withhold(_)) => "withhold",
+            Action::Redact(_) => "redact",
+        }
+    }
+}
+
+/// A checked redaction rule, handed to the redaction engine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RedactRule {
+    /// The detector regex.
+    pub pattern: RegexLit,
+    /// Replacement or withholding.
+    pub replace: RedactReplace,
+    /// Options as written.
+    pub options: RedactOptions,
+}
+
+/// A checked rule.
+#[derive(Clone, Debug)]
+pub struct Rule {
+    /// Dotted id.
+    pub id: String,
+    /// Description.
+    pub description: Option<String>,
+    /// Severity (`medium` when not given).
+    pub severity: String,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// The hooks it applies to.
+    pub hooks: Vec<Hook>,
+    /// Condition (`Const(true)` when absent).
+    pub when: Expr,
+    /// Exception.
+    pub unless: Option<Expr>,
+    /// Action.
+    pub action: Action,
+    /// Pack it came from.
+    pub pack: Option<String>,
+    /// Where it was written.
+    pub origin: Origin,
+}
+
+/// A checked exemption.
+#[derive(Clone, Debug)]
+pub struct Exemption {
+    /// Exact id, or `prefix.` for `prefix.*`, or empty for `*`.
+    pub pattern: String,
+    /// True when `pattern` is a prefix.
+    pub is_prefix: bool,
+    /// Condition (`None` = always).
+    pub when: Option<Expr>,
+    /// Why.
+    pub because: String,
+    /// Last day, `YYYY-MM-DD`.
+    pub until: Option<String>,
+    /// Where it was written.
+    pub origin: Origin,
+}
+
+impl Exemption {
+    /// True if the exemption names `rule_id`.
+    pub fn covers(&self, rule_id: &str) -> bool {
+        if self.is_prefix {
+            rule_id.starts_with(&self.pattern)
+        } else {
+            rule_id == self.pattern
+        }
+    }
+}
+
+/// A loaded pack header.
+#[derive(Clone, Debug)]
+pub struct Pack {
+    /// Name.
+    pub name: String,
+    /// Version.
+    pub version: String,
+    /// Where it was declared.
+    pub origin: Origin,
+}
+
+/// A whole checked policy set.
+#[derive(Clone, Debug, Default)]
+pub struct CheckedPolicy {
+    /// Rules in load order (files in path order, rules in file order).
+    pub rules: Vec<Rule>,
+    /// Exemptions that are still in force.
+    pub exemptions: Vec<Exemption>,
+    /// Pack headers.
+    pub packs: Vec<Pack>,
+}

@@ -1,0 +1,94 @@
+//! The command line: one module per verb; this file holds the clap
+//! definitions and the dispatcher.
+
+mod check;
+mod eval;
+mod hook;
+pub(crate) mod render;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Exit code: success.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: the policy has errors (or a test failed).
+pub const EXIT_POLICY: i32 = 1;
+/// Exit code: usage or I/O error.
+pub const EXIT_USAGE: i32 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "warden",
+    version,
+    about = "A policy-as-data rules engine for AI-agent hooks",
+    long_about = "warden checks every agent event against declarative policies: it blocks, sends to a human, \
+rewrites tool calls, and redacts secrets from what the model reads.\n\n\
+Policies are `.warden` files (or their `.warden.yaml` / `.warden.json` form). Without --policy, \
+commands use the packs shipped inside the binary.",
+    after_help = "Examples:\n  warden check policies/\n  warden eval --policy policies/ --event examples/rm-rf.json\n  echo '{...}' | warden hook --policy ~/.hermes/policies"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check policy files for errors and warnings (exit 0 clean, 1 policy errors, 2 usage/IO error).
+    #[command(after_help = "Examples:\n  warden check policies/\n  warden check site.warden policies/ --deny-warnings")]
+    Check(check::Args),
+    /// Evaluate one event against a policy and print the verdict as JSON.
+    #[command(after_help = "Examples:\n  warden eval --policy policies/ --event examples/rm-rf.json\n  echo '{\"hook_event_name\":\"pre_tool_call\",\"tool_name\":\"terminal\",\"tool_input\":{\"command\":\"rm -rf /\"}}' | warden eval --event -")]
+    Eval(eval::Args),
+    /// Run as a Hermes shell hook: one event on stdin, one JSON answer on stdout.
+    #[command(after_help = "In ~/.hermes/config.yaml:\n  hooks:\n    pre_tool_call:\n      - command: \"warden hook --policy ~/.hermes/policies\"\n        timeout: 5\n        fail_closed: true\n\nExit codes: 0 = allow/approve/modify/context, 2 = block (pre_tool_call).")]
+    Hook(hook::Args),
+}
+
+/// Policy sources shared by every verb.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub(crate) struct PolicyArgs {
+    /// Policy file or directory (repeatable). Default: $WARDEN_POLICY, else the shipped packs.
+    #[arg(long = "policy", short = 'p', value_name = "PATH")]
+    pub(crate) policy: Vec<PathBuf>,
+}
+
+impl PolicyArgs {
+    /// The paths to load; empty means the shipped packs.
+    pub(crate) fn paths(&self) -> Vec<PathBuf> {
+        if !self.policy.is_empty() {
+            return self.policy.clone();
+        }
+        match std::env::var_os("WARDEN_POLICY") {
+            Some(v) if !v.is_empty() => std::env::split_paths(&v).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Load the policy set these arguments name.
+    pub(crate) fn load(&self) -> Result<warden::Policy, warden::LoadError> {
+        let paths = self.paths();
+        if paths.is_empty() {
+            warden::Policy::builtin()
+        } else {
+            warden::Policy::load(&paths)
+        }
+    }
+}
+
+/// Parse the command line and run it; returns the exit code.
+pub fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Check(a) => check::run(a),
+        Command::Eval(a) => eval::run(a),
+        Command::Hook(a) => hook::run(a),
+    }
+}

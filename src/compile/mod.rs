@@ -1,0 +1,362 @@
+//! Stage 3, compile: [`CheckedPolicy`] → [`MatcherSet`], one immutable,
+//! `Send + Sync` object shared by every evaluation.
+//!
+//! * Every atom becomes a ready matcher: regexes, glob sets, folded literals,
+//!   normalised paths.
+//! * For each hook, every rule's condition is reduced to a *required literal
+//!   set* — literals of which at least one must occur in one field for the
+//!   rule to possibly match ([`prefilter`]). All literals for the same field
+//!   go into one aho-corasick automaton, so one pass over each field finds
+//!   which rules can still match. Rules with no such literal are evaluated on
+//!   every event (and `warden check` warns about them).
+//! * Compilation is eager by default ([`CompileOptions::lazy`] = false): no
+//!   regex is compiled and no index is built on the evaluation path. The hook
+//!   sets `lazy`, which defers each hook's index and each regex to first use,
+//!   so a process that evaluates one `pre_tool_call` pays only for what that
+//!   event can reach.
+
+pub mod prefilter;
+
+use crate::check::ir::{self, Action, CheckedPolicy, Expr, Origin, Test, UnderTarget, ValueExpr};
+use crate::event::{Field, Hook};
+use crate::syntax::ast::Scalar;
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+/// How to compile.
+#[derive(Clone, Debug, Default)]
+pub struct CompileOptions {
+    /// Home directory for `~`/`$HOME` in policies and events.
+    pub home: Option<String>,
+    /// Defer per-hook indexes and regexes to first use.
+    pub lazy: bool,
+}
+
+impl CompileOptions {
+    /// Eager compilation with `$HOME` from the environment.
+    pub fn from_env() -> CompileOptions {
+        CompileOptions { home: std::env::var("HOME").ok().filter(|h| !h.is_empty()), lazy: false }
+    }
+}
+
+/// A compile error (only regexes too big for the engine's limits get here:
+/// everything else was checked).
+#[derive(Debug, thiserror::Error)]
+#[error("{location}: cannot compile regex: {message}")]
+pub struct CompileError {
+    /// `path:line:col` of the rule.
+    pub location: String,
+    /// What the regex engine said.
+    pub message: String,
+}
+
+/// A regex compiled on first use (or at compile time when eager).
+pub(crate) struct LazyRegex {
+    pub(crate) source: String,
+    cell: OnceLock<regex::Regex>,
+}
+
+impl LazyRegex {
+    fn new(source: String, eager: bool) -> Result<LazyRegex, regex::Error> {
+        let me = LazyRegex { source, cell: OnceLock::new() };
+        if eager {
+            let re = regex::Regex::new(&me.source)?;
+            let _ = me.cell.set(re);
+        }
+        Ok(me)
+    }
+
+    /// The compiled regex. A lazy regex was already validated by `check`, so
+    /// a failure here can only be a size limit; it then never matches.
+    pub(crate) fn get(&self) -> Option<&regex::Regex> {
+        if let Some(r) = self.cell.get() {
+            return Some(r);
+        }
+        match regex::Regex::new(&self.source) {
+            Ok(r) => Some(self.cell.get_or_init(|| r)),
+            Err(_) => None,
+        }
+    }
+}
+
+/// A condition tree over atom indexes.
+#[derive(Clone, Debug)]
+pub(crate) enum Node {
+    And(Box<[Node]>),
+    Or(Box<[Node]>),
+    Not(Box<Node>),
+    Const(bool),
+    Atom(u32),
+}
+
+/// A ready-to-run test on one field.
+pub(crate) struct CAtom {
+    pub(crate) field: Field,
+    pub(crate) test: CTest,
+    /// The checked form, for prefilter extraction and explanations.
+    pub(crate) source: Test,
+}
+
+pub(crate) enum CTest {
+    Eq { value: Scalar, nocase: bool },
+    In { strings: HashSet<String>, others: Vec<Scalar>, nocase: bool },
+    Contains { needles: Vec<String>, nocase: bool },
+    StartsWith { needles: Vec<String>, nocase: bool },
+    EndsWith { needles: Vec<String>, nocase: bool },
+    Matches(LazyRegex),
+    Glob(globset::GlobSet),
+    Under(Vec<UnderPath>),
+    UnderField(Field),
+    Exists,
+}
+
+/// A literal `under` target: absolute once `~` is expanded, or relative to
+/// the event's `cwd`.
+pub(crate) enum UnderPath {
+    Abs(String),
+    Rel(String),
+}
+
+pub(crate) enum CValue {
+    Const(serde_json::Value),
+    Template(ir::Template),
+    Field(Field),
+    Replace { input: Box<CValue>, regex: LazyRegex, with: String },
+}
+
+pub(crate) enum CAction {
+    Block { message: ir::Template, placeholder: Option<String> },
+    Approve { message: ir::Template, key: Option<String> },
+    Modify(Vec<(String, CValue)>),
+    Context(ir::Template),
+    Redact,
+}
+
+pub(crate) struct CRule {
+    pub(crate) id: String,
+    pub(crate) severity: String,
+    pub(crate) hooks: u32,
+    pub(crate) when: Node,
+    pub(crate) unless: Option<Node>,
+    pub(crate) action: CAction,
+    pub(crate) kind: &'static str,
+    pub(crate) exemptions: Vec<u32>,
+    pub(crate) origin: Origin,
+}
+
+pub(crate) struct CExempt {
+    pub(crate) when: Option<Node>,
+    pub(crate) because: String,
+    pub(crate) until: Option<String>,
+    pub(crate) origin: Origin,
+}
+
+/// The compiled policy set: every rule and exemption as matchers, plus a
+/// literal prefilter per hook.
+pub struct MatcherSet {
+    pub(crate) rules: Vec<CRule>,
+    pub(crate) atoms: Vec<CAtom>,
+    pub(crate) exemptions: Vec<CExempt>,
+    pub(crate) home: Option<String>,
+    indexes: Vec<OnceLock<prefilter::HookIndex>>,
+    /// Redaction rules, as checked, for the redaction engine.
+    pub(crate) redact_rules: Vec<(String, Vec<Hook>, ir::RedactRule)>,
+}
+
+impl std::fmt::Debug for MatcherSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MatcherSet").field("rules", &self.rules.len()).field("atoms", &self.atoms.len()).finish()
+    }
+}
+
+/// Compile a checked policy.
+pub fn compile(policy: &CheckedPolicy, opts: &CompileOptions) -> Result<MatcherSet, CompileError> {
+    let mut b = Builder { atoms: Vec::new(), home: opts.home.clone(), eager: !opts.lazy };
+    let mut exemptions = Vec::with_capacity(policy.exemptions.len());
+    for e in &policy.exemptions {
+        let when = match &e.when {
+            Some(w) => Some(b.node(w, &e.origin)?),
+            None => None,
+        };
+        exemptions.push(CExempt { when, because: e.because.clone(), until: e.until.clone(), origin: e.origin.clone() });
+    }
+    let mut rules = Vec::with_capacity(policy.rules.len());
+    let mut redact_rules = Vec::new();
+    for r in &policy.rules {
+        let when = b.node(&r.when, &r.origin)?;
+        let unless = match &r.unless {
+            Some(u) => Some(b.node(u, &r.origin)?),
+            None => None,
+        };
+        let action = match &r.action {
+            Action::Block { message, placeholder } => CAction::Block { message: message.clone(), placeholder: placeholder.clone() },
+            Action::Approve { message, key } => CAction::Approve { message: message.clone(), key: key.clone() },
+            Action::Context(t) => CAction::Context(t.clone()),
+            Action::Modify(sets) => {
+                let mut out = Vec::with_capacity(sets.len());
+                for (k, v) in sets {
+                    out.push((k.clone(), b.value(v, &r.origin)?));
+                }
+                CAction::Modify(out)
+            }
+            Action::Redact(rr) => {
+                redact_rules.push((r.id.clone(), r.hooks.clone(), (**rr).clone()));
+                CAction::Redact
+            }
+        };
+        let exempt_idx = policy
+            .exemptions
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.covers(&r.id))
+            .map(|(i, _)| i as u32)
+            .collect();
+        rules.push(CRule {
+            id: r.id.clone(),
+            severity: r.severity.clone(),
+            hooks: r.hooks.iter().fold(0, |m, h| m | h.bit()),
+            when,
+            unless,
+            kind: r.action.kind(),
+            action,
+            exemptions: exempt_idx,
+            origin: r.origin.clone(),
+        });
+    }
+    let set = MatcherSet {
+        rules,
+        atoms: b.atoms,
+        exemptions,
+        home: opts.home.clone(),
+        indexes: Hook::ALL.iter().map(|_| OnceLock::new()).collect(),
+        redact_rules,
+    };
+    if !opts.lazy {
+        for h in Hook::ALL {
+            set.index(*h);
+        }
+    }
+    Ok(set)
+}
+
+impl MatcherSet {
+    /// The prefilter index of `hook`, built on first use.
+    pub(crate) fn index(&self, hook: Hook) -> &prefilter::HookIndex {
+        self.indexes[hook as usize].get_or_init(|| prefilter::HookIndex::build(self, hook))
+    }
+
+    /// Number of rules.
+    pub fn rule_count(&self) -> usize {
+        self.rules.len()
+    }
+
+    /// Rules that have no required literal, so they run on every event of
+    /// their hooks: `(rule id, location)`.
+    pub fn unfiltered_rules(&self) -> Vec<(&str, &Origin)> {
+        let mut seen = vec![false; self.rules.len()];
+        for h in Hook::ALL {
+            for &r in &self.index(*h).unfiltered {
+                seen[r as usize] = true;
+            }
+        }
+        self.rules
+            .iter()
+            .enumerate()
+            .filter(|(i, r)| seen[*i] && !matches!(r.action, CAction::Redact))
+            .map(|(_, r)| (r.id.as_str(), &r.origin))
+            .collect()
+    }
+}
+
+struct Builder {
+    atoms: Vec<CAtom>,
+    home: Option<String>,
+    eager: bool,
+}
+
+impl Builder {
+    fn regex(&self, source: &str, origin: &Origin) -> Result<LazyRegex, CompileError> {
+        LazyRegex::new(source.to_string(), self.eager)
+            .map_err(|e| CompileError { location: origin.location(), message: e.to_string() })
+    }
+
+    fn node(&mut self, e: &Expr, origin: &Origin) -> Result<Node, CompileError> {
+        Ok(match e {
+            Expr::And(v) => Node::And(v.iter().map(|e| self.node(e, origin)).collect::<Result<_, _>>()?),
+            Expr::Or(v) => Node::Or(v.iter().map(|e| self.node(e, origin)).collect::<Result<_, _>>()?),
+            Expr::Not(e) => Node::Not(Box::new(self.node(e, origin)?)),
+            Expr::Const(b) => Node::Const(*b),
+            Expr::Atom(a) => {
+                let test = self.test(&a.test, origin)?;
+                self.atoms.push(CAtom { field: a.field.clone(), test, source: a.test.clone() });
+                Node::Atom((self.atoms.len() - 1) as u32)
+            }
+        })
+    }
+
+    fn test(&self, t: &Test, origin: &Origin) -> Result<CTest, CompileError> {
+        let fold = |v: &[String], nocase: bool| -> Vec<String> {
+            v.iter().map(|s| if nocase { s.to_lowercase() } else { s.clone() }).collect()
+        };
+        Ok(match t {
+            Test::Eq { value, nocase } => {
+                let value = match (value, nocase) {
+                    (Scalar::Str(s), true) => Scalar::Str(s.to_lowercase()),
+                    (v, _) => v.clone(),
+                };
+                CTest::Eq { value, nocase: *nocase }
+            }
+            Test::In { values, nocase } => {
+                let mut strings = HashSet::new();
+                let mut others = Vec::new();
+                for v in values {
+                    match v {
+                        Scalar::Str(s) => {
+                            strings.insert(if *nocase { s.to_lowercase() } else { s.clone() });
+                        }
+                        other => others.push(other.clone()),
+                    }
+                }
+                CTest::In { strings, others, nocase: *nocase }
+            }
+            Test::Contains { needles, nocase } => CTest::Contains { needles: fold(needles, *nocase), nocase: *nocase },
+            Test::StartsWith { needles, nocase } => CTest::StartsWith { needles: fold(needles, *nocase), nocase: *nocase },
+            Test::EndsWith { needles, nocase } => CTest::EndsWith { needles: fold(needles, *nocase), nocase: *nocase },
+            Test::Matches { regex } => CTest::Matches(self.regex(regex, origin)?),
+            Test::Glob { patterns } => {
+                let mut b = globset::GlobSetBuilder::new();
+                for p in patterns {
+                    let g = globset::GlobBuilder::new(p)
+                        .literal_separator(true)
+                        .build()
+                        .map_err(|e| CompileError { location: origin.location(), message: e.to_string() })?;
+                    b.add(g);
+                }
+                CTest::Glob(b.build().map_err(|e| CompileError { location: origin.location(), message: e.to_string() })?)
+            }
+            Test::Under { target: UnderTarget::Paths(ps) } => CTest::Under(
+                ps.iter()
+                    .map(|p| match crate::paths::normalize(p, None, self.home.as_deref()) {
+                        Some(abs) => UnderPath::Abs(abs),
+                        None => UnderPath::Rel(p.clone()),
+                    })
+                    .collect(),
+            ),
+            Test::Under { target: UnderTarget::Field(f) } => CTest::UnderField(f.clone()),
+            Test::Exists => CTest::Exists,
+        })
+    }
+
+    fn value(&self, v: &ValueExpr, origin: &Origin) -> Result<CValue, CompileError> {
+        Ok(match v {
+            ValueExpr::Const(c) => CValue::Const(c.clone()),
+            ValueExpr::Template(t) => CValue::Template(t.clone()),
+            ValueExpr::Field(f) => CValue::Field(f.clone()),
+            ValueExpr::Replace { input, regex, with } => CValue::Replace {
+                input: Box::new(self.value(input, origin)?),
+                regex: self.regex(regex, origin)?,
+                with: with.clone(),
+            },
+        })
+    }
+}

@@ -1,0 +1,208 @@
+//! The literal prefilter: for each hook, which rules can possibly match,
+//! decided by one aho-corasick pass per field.
+//!
+//! A rule's condition is reduced to a *requirement*: one field and a set of
+//! literals such that if the condition holds, at least one literal occurs in
+//! that field (case-insensitively). `and` takes its most selective child's
+//! requirement; `or` needs one from every child (on the same field) and takes
+//! their union; `not` and non-literal atoms give none. Regex literals come
+//! from `regex-syntax`'s prefix (then suffix) extraction.
+
+use super::{CAction, MatcherSet, Node};
+use crate::check::ir::Test;
+use crate::event::{Field, Hook};
+use crate::syntax::ast::Scalar;
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use regex_syntax::hir::literal::{ExtractKind, Extractor};
+use std::collections::HashMap;
+
+/// One field's automaton and, per pattern, the rules it admits.
+pub(crate) struct FieldFilter {
+    pub(crate) field: Field,
+    pub(crate) automaton: AhoCorasick,
+    pub(crate) literals: Vec<String>,
+    pub(crate) targets: Vec<Vec<u32>>,
+}
+
+/// The prefilter of one hook.
+pub(crate) struct HookIndex {
+    /// Bitset of rules that always run on this hook (no requirement).
+    pub(crate) base: Vec<u64>,
+    /// Rules with no requirement.
+    pub(crate) unfiltered: Vec<u32>,
+    /// One automaton per field.
+    pub(crate) filters: Vec<FieldFilter>,
+}
+
+/// A requirement: some literal of `lits` occurs in `field`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Requirement {
+    pub(crate) field: Field,
+    pub(crate) lits: Vec<String>,
+}
+
+impl Requirement {
+    /// Higher is more selective: long literals, few of them, not on `tool`.
+    fn score(&self) -> f64 {
+        let min_len = self.lits.iter().map(String::len).min().unwrap_or(0) as f64;
+        let field_weight = if self.field == Field::Tool || self.field == Field::Event { 0.25 } else { 1.0 };
+        field_weight * min_len.min(12.0) - 0.05 * self.lits.len() as f64
+    }
+}
+
+const MAX_LITS: usize = 64;
+
+impl HookIndex {
+    pub(crate) fn build(set: &MatcherSet, hook: Hook) -> HookIndex {
+        let words = set.rules.len().div_ceil(64);
+        let mut base = vec![0u64; words];
+        let mut unfiltered = Vec::new();
+        let mut by_field: HashMap<Field, (Vec<String>, HashMap<String, usize>, Vec<Vec<u32>>)> = HashMap::new();
+        let mut order: Vec<Field> = Vec::new();
+        for (i, rule) in set.rules.iter().enumerate() {
+            if rule.hooks & hook.bit() == 0 || matches!(rule.action, CAction::Redact) {
+                continue;
+            }
+            match requirement(set, &rule.when) {
+                Some(req) => {
+                    let entry = by_field.entry(req.field.clone()).or_insert_with(|| {
+                        order.push(req.field.clone());
+                        Default::default()
+                    });
+                    for lit in req.lits {
+                        let id = *entry.1.entry(lit.clone()).or_insert_with(|| {
+                            entry.0.push(lit);
+                            entry.2.push(Vec::new());
+                            entry.0.len() - 1
+                        });
+                        if entry.2[id].last() != Some(&(i as u32)) {
+                            entry.2[id].push(i as u32);
+                        }
+                    }
+                }
+                None => {
+                    base[i / 64] |= 1 << (i % 64);
+                    unfiltered.push(i as u32);
+                }
+            }
+        }
+        let mut filters = Vec::with_capacity(order.len());
+        for field in order {
+            let (literals, _, targets) = by_field.remove(&field).expect("field entry");
+            let automaton = AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::Standard)
+                .kind(Some(if literals.len() <= 400 { AhoCorasickKind::DFA } else { AhoCorasickKind::ContiguousNFA }))
+                .build(&literals)
+                .expect("literal automaton");
+            filters.push(FieldFilter { field, automaton, literals, targets });
+        }
+        HookIndex { base, unfiltered, filters }
+    }
+}
+
+/// The requirement of a condition, if it has one.
+pub(crate) fn requirement(set: &MatcherSet, node: &Node) -> Option<Requirement> {
+    match node {
+        Node::Const(_) | Node::Not(_) => None,
+        Node::Atom(a) => atom_requirement(&set.atoms[*a as usize].field, &set.atoms[*a as usize].source),
+        Node::And(children) => children
+            .iter()
+            .filter_map(|c| requirement(set, c))
+            .max_by(|a, b| a.score().partial_cmp(&b.score()).unwrap_or(std::cmp::Ordering::Equal)),
+        Node::Or(children) => {
+            let mut acc: Option<Requirement> = None;
+            for c in children.iter() {
+                let r = requirement(set, c)?;
+                match &mut acc {
+                    None => acc = Some(r),
+                    Some(a) if a.field == r.field => {
+                        for l in r.lits {
+                            if !a.lits.contains(&l) {
+                                a.lits.push(l);
+                            }
+                        }
+                    }
+                    Some(_) => return None,
+                }
+            }
+            acc.filter(|a| a.lits.len() <= MAX_LITS)
+        }
+    }
+}
+
+fn atom_requirement(field: &Field, test: &Test) -> Option<Requirement> {
+    let lits: Vec<String> = match test {
+        Test::Eq { value: Scalar::Str(s), nocase } => vec![fold(s, *nocase)?],
+        Test::In { values, nocase } => values
+            .iter()
+            .map(|v| match v {
+                Scalar::Str(s) => fold(s, *nocase),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?,
+        Test::Contains { needles, nocase } | Test::StartsWith { needles, nocase } | Test::EndsWith { needles, nocase } => {
+            needles.iter().map(|s| fold(s, *nocase)).collect::<Option<Vec<_>>>()?
+        }
+        Test::Matches { regex } => regex_literals(regex)?,
+        _ => return None,
+    };
+    if lits.is_empty() || lits.iter().any(String::is_empty) || lits.len() > MAX_LITS {
+        return None;
+    }
+    Some(Requirement { field: field.clone(), lits })
+}
+
+/// Literal for the case-insensitive automaton. Non-ASCII `nocase` literals
+/// have Unicode case variants the ASCII-folding automaton would miss.
+fn fold(s: &str, nocase: bool) -> Option<String> {
+    if nocase && !s.is_ascii() {
+        return None;
+    }
+    Some(s.to_string())
+}
+
+/// Literals one of which every match of `regex` must contain: its prefix set
+/// if finite and non-empty, else its suffix set.
+pub(crate) fn regex_literals(regex: &str) -> Option<Vec<String>> {
+    let hir = regex_syntax::Parser::new().parse(regex).ok()?;
+    for kind in [ExtractKind::Prefix, ExtractKind::Suffix] {
+        // Case-insensitive regexes expand into case variants; the automaton
+        // folds ASCII case anyway, so allow many and deduplicate below.
+        let mut seq = Extractor::new().kind(kind).limit_total(4096).extract(&hir);
+        seq.minimize_by_preference();
+        let Some(lits) = seq.literals() else { continue };
+        let mut out: Vec<String> = Vec::with_capacity(lits.len());
+        let mut ok = !lits.is_empty();
+        for l in lits {
+            match std::str::from_utf8(l.as_bytes()) {
+                Ok(s) if !s.is_empty() => {
+                    let s = s.to_ascii_lowercase();
+                    if !out.contains(&s) {
+                        out.push(s);
+                    }
+                }
+                _ => ok = false,
+            }
+        }
+        if ok && out.len() <= MAX_LITS {
+            return Some(out);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regex_literal_extraction() {
+        assert_eq!(regex_literals(r"\bgit\s+push"), Some(vec!["git".to_string()]));
+        let mut l = regex_literals(r"(?i)drop\s+(table|database)").unwrap();
+        l.sort();
+        assert_eq!(l, ["drop"]);
+        assert_eq!(regex_literals(r".*"), None);
+        assert_eq!(regex_literals(r"\w+@example\.com"), Some(vec!["@example.com".to_string()]));
+    }
+}

@@ -1,0 +1,397 @@
+//! Stage 4, eval: [`MatcherSet`] + [`Event`] → [`Verdict`].
+//!
+//! The prefilter marks candidate rules (one aho-corasick pass per field),
+//! the candidates' conditions are confirmed in policy order, exemptions are
+//! applied, and the matches are combined exactly as Hermes combines hook
+//! results: block beats approve, approve beats modify and nothing, the first
+//! block/approve in policy order wins, modify shallow-merges with the later
+//! rule winning per key, and `context` pieces are joined with a blank line.
+
+pub mod values;
+
+use crate::check::ir::{Template, TemplatePart};
+use crate::compile::{CAction, CAtom, CTest, CValue, MatcherSet, Node, UnderPath};
+use crate::event::{Event, Hook};
+use crate::syntax::ast::Scalar;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use values::{for_each_value, Val};
+
+/// What Hermes shows in the transcript instead of a withheld user message.
+pub const DEFAULT_PLACEHOLDER: &str = "[Message withheld: a pre_llm_call policy hook blocked it.]";
+
+/// Longest interpolated value in a message, in characters.
+pub const TEMPLATE_VALUE_MAX: usize = 200;
+
+/// The combined decision for one event.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Decision {
+    /// Nothing applies: let it run.
+    Allow,
+    /// Stop the call (pre_tool_call) or the turn (pre_llm_call).
+    Block {
+        /// The deciding rule.
+        rule: String,
+        /// Message for the model (tool) or the user (turn).
+        message: String,
+        /// pre_llm_call: what stands in the transcript instead of the user's text.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        placeholder: Option<String>,
+    },
+    /// Ask a human first.
+    Approve {
+        /// The deciding rule.
+        rule: String,
+        /// Why approval is needed.
+        message: String,
+        /// Approval scope.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rule_key: Option<String>,
+    },
+    /// Run with changed arguments.
+    Modify {
+        /// The rules that contributed, in order.
+        rules: Vec<String>,
+        /// The full merged arguments.
+        args: Map<String, Value>,
+    },
+    /// Add context to the user message.
+    Context {
+        /// The rules that contributed.
+        rules: Vec<String>,
+        /// The pieces joined with a blank line.
+        text: String,
+    },
+}
+
+/// One rule whose condition held.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RuleMatch {
+    /// Rule id.
+    pub rule: String,
+    /// Its action keyword.
+    pub action: &'static str,
+    /// Its severity.
+    pub severity: String,
+    /// Rendered message, if the action has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// A match an exemption suppressed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ExemptedMatch {
+    /// Rule id.
+    pub rule: String,
+    /// The exemption's reason.
+    pub because: String,
+    /// Where the exemption is written.
+    pub exemption: String,
+    /// Its last day, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+}
+
+/// Everything evaluation found about one event.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Verdict {
+    /// The hook evaluated.
+    pub event: &'static str,
+    /// The combined decision.
+    pub decision: Decision,
+    /// Every matching rule, in policy order (exempted ones excluded).
+    pub matches: Vec<RuleMatch>,
+    /// Matches suppressed by exemptions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exempted: Vec<ExemptedMatch>,
+}
+
+/// Per-evaluation state: the event and the candidate bitset.
+struct Run<'a> {
+    set: &'a MatcherSet,
+    event: &'a Event,
+}
+
+impl MatcherSet {
+    /// Candidate rules for `event` after the literal prefilter, in policy order.
+    pub(crate) fn candidates(&self, event: &Event) -> Vec<u64> {
+        let idx = self.index(event.hook);
+        let mut bits = idx.base.clone();
+        for f in &idx.filters {
+            for_each_value(event, &f.field, &mut |v| {
+                let text = v.as_text();
+                for m in f.automaton.find_overlapping_iter(text.as_ref()) {
+                    for &r in &f.targets[m.pattern().as_usize()] {
+                        bits[r as usize / 64] |= 1 << (r % 64);
+                    }
+                }
+                false
+            });
+        }
+        bits
+    }
+
+    /// Evaluate one event.
+    pub fn evaluate(&self, event: &Event) -> Verdict {
+        let bits = self.candidates(event);
+        let run = Run { set: self, event };
+        let mut matched: Vec<u32> = Vec::new();
+        let mut exempted = Vec::new();
+        for (w, word) in bits.iter().enumerate() {
+            let mut word = *word;
+            while word != 0 {
+                let i = w * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                let rule = &self.rules[i];
+                if !run.node(&rule.when) || rule.unless.as_ref().is_some_and(|u| run.node(u)) {
+                    continue;
+                }
+                match rule.exemptions.iter().map(|&e| &self.exemptions[e as usize]).find(|e| e.when.as_ref().is_none_or(|w| run.node(w))) {
+                    Some(e) => exempted.push(ExemptedMatch {
+                        rule: rule.id.clone(),
+                        because: e.because.clone(),
+                        exemption: e.origin.location(),
+                        until: e.until.clone(),
+                    }),
+                    None => matched.push(i as u32),
+                }
+            }
+        }
+        run.verdict(&matched, exempted)
+    }
+}
+
+impl Run<'_> {
+    fn verdict(&self, matched: &[u32], exempted: Vec<ExemptedMatch>) -> Verdict {
+        let mut matches = Vec::with_capacity(matched.len());
+        let mut block: Option<(String, String, Option<String>)> = None;
+        let mut approve: Option<(String, String, Option<String>)> = None;
+        let mut modify: Option<(Vec<String>, Map<String, Value>)> = None;
+        let mut context: Option<(Vec<String>, String)> = None;
+        for &i in matched {
+            let rule = &self.set.rules[i as usize];
+            let message = match &rule.action {
+                CAction::Block { message, placeholder } => {
+                    let m = self.render(message);
+                    if block.is_none() && !m.trim().is_empty() {
+                        let ph = (self.event.hook == Hook::PreLlmCall)
+                            .then(|| placeholder.clone().unwrap_or_else(|| DEFAULT_PLACEHOLDER.to_string()));
+                        block = Some((rule.id.clone(), m.clone(), ph));
+                    }
+                    Some(m)
+                }
+                CAction::Approve { message, key } => {
+                    let m = self.render(message);
+                    if approve.is_none() {
+                        approve = Some((rule.id.clone(), m.clone(), key.clone()));
+                    }
+                    Some(m)
+                }
+                CAction::Modify(sets) => {
+                    let (rules, args) = modify.get_or_insert_with(|| {
+                        (Vec::new(), self.event.args.as_object().cloned().unwrap_or_default())
+                    });
+                    for (k, v) in sets {
+                        let value = self.value(v);
+                        args.insert(k.clone(), value);
+                    }
+                    rules.push(rule.id.clone());
+                    None
+                }
+                CAction::Context(t) => {
+                    let text = self.render(t);
+                    let (rules, acc) = context.get_or_insert_with(Default::default);
+                    if !acc.is_empty() {
+                        acc.push_str("\n\n");
+                    }
+                    acc.push_str(&text);
+                    rules.push(rule.id.clone());
+                    Some(text)
+                }
+                CAction::Redact => None,
+            };
+            matches.push(RuleMatch { rule: rule.id.clone(), action: rule.kind, severity: rule.severity.clone(), message });
+        }
+        let decision = if let Some((rule, message, placeholder)) = block {
+            Decision::Block { rule, message, placeholder }
+        } else if let Some((rule, message, rule_key)) = approve {
+            Decision::Approve { rule, message, rule_key }
+        } else if let Some((rules, args)) = modify {
+            Decision::Modify { rules, args }
+        } else if let Some((rules, text)) = context {
+            Decision::Context { rules, text }
+        } else {
+            Decision::Allow
+        };
+        Verdict { event: self.event.hook.name(), decision, matches, exempted }
+    }
+
+    pub(crate) fn node(&self, n: &Node) -> bool {
+        match n {
+            Node::And(v) => v.iter().all(|n| self.node(n)),
+            Node::Or(v) => v.iter().any(|n| self.node(n)),
+            Node::Not(n) => !self.node(n),
+            Node::Const(b) => *b,
+            Node::Atom(a) => self.atom(&self.set.atoms[*a as usize]),
+        }
+    }
+
+    fn atom(&self, a: &CAtom) -> bool {
+        if let CTest::Exists = a.test {
+            return for_each_value(self.event, &a.field, &mut |v| !matches!(v, Val::Json(Value::Null)));
+        }
+        let home = self.set.home.as_deref();
+        for_each_value(self.event, &a.field, &mut |v| test_value(&a.test, &v, self.event, home))
+    }
+
+    fn render(&self, t: &Template) -> String {
+        render_template(t, self.event)
+    }
+
+    fn value(&self, v: &CValue) -> Value {
+        match v {
+            CValue::Const(c) => c.clone(),
+            CValue::Template(t) => Value::String(template_raw(t, self.event)),
+            CValue::Field(f) => {
+                let mut out = Value::Null;
+                for_each_value(self.event, f, &mut |v| {
+                    out = v.to_json();
+                    true
+                });
+                out
+            }
+            CValue::Replace { input, regex, with } => {
+                let input = self.value(input);
+                let text = match &input {
+                    Value::String(s) => s.clone(),
+                    Value::Null => return Value::Null,
+                    other => other.to_string(),
+                };
+                match regex.get() {
+                    Some(re) => Value::String(re.replace_all(&text, with.as_str()).into_owned()),
+                    None => Value::String(text),
+                }
+            }
+        }
+    }
+}
+
+fn test_value(t: &CTest, v: &Val, event: &Event, home: Option<&str>) -> bool {
+    match t {
+        CTest::Eq { value, nocase } => eq_scalar(v, value, *nocase),
+        CTest::In { strings, others, nocase } => match v {
+            Val::Str(s) => {
+                if *nocase {
+                    strings.contains(&s.to_lowercase())
+                } else {
+                    strings.contains(*s)
+                }
+            }
+            _ => others.iter().any(|o| eq_scalar(v, o, false)),
+        },
+        CTest::Contains { needles, nocase } => str_test(v, needles, *nocase, |h, n| h.contains(n)),
+        CTest::StartsWith { needles, nocase } => str_test(v, needles, *nocase, |h, n| h.starts_with(n)),
+        CTest::EndsWith { needles, nocase } => str_test(v, needles, *nocase, |h, n| h.ends_with(n)),
+        CTest::Matches(re) => re.get().is_some_and(|re| re.is_match(&v.as_text())),
+        CTest::Glob(g) => g.is_match(v.as_text().as_ref()),
+        CTest::Under(targets) => {
+            let Some(p) = crate::paths::normalize(&v.as_text(), event.cwd.as_deref(), home) else { return false };
+            targets.iter().any(|t| match t {
+                UnderPath::Abs(dir) => crate::paths::is_under(&p, dir),
+                UnderPath::Rel(rel) => crate::paths::normalize(rel, event.cwd.as_deref(), home)
+                    .is_some_and(|dir| crate::paths::is_under(&p, &dir)),
+            })
+        }
+        CTest::UnderField(f) => {
+            let Some(p) = crate::paths::normalize(&v.as_text(), event.cwd.as_deref(), home) else { return false };
+            for_each_value(event, f, &mut |d| {
+                crate::paths::normalize(&d.as_text(), None, home).is_some_and(|dir| crate::paths::is_under(&p, &dir))
+            })
+        }
+        CTest::Exists => true,
+    }
+}
+
+fn str_test(v: &Val, needles: &[String], nocase: bool, f: impl Fn(&str, &str) -> bool) -> bool {
+    let text = v.as_text();
+    if nocase {
+        let folded = text.to_lowercase();
+        needles.iter().any(|n| f(&folded, n))
+    } else {
+        needles.iter().any(|n| f(&text, n))
+    }
+}
+
+fn eq_scalar(v: &Val, s: &Scalar, nocase: bool) -> bool {
+    match (v, s) {
+        (Val::Str(a), Scalar::Str(b)) => {
+            if nocase {
+                a.to_lowercase() == *b
+            } else {
+                *a == b
+            }
+        }
+        (Val::Json(Value::Number(a)), Scalar::Num(b)) => a.as_f64() == b.as_f64(),
+        (Val::Int(a), Scalar::Num(b)) => b.as_f64() == Some(*a as f64),
+        (Val::Json(Value::Bool(a)) | Val::Bool(a), Scalar::Bool(b)) => a == b,
+        (Val::Json(Value::Null), Scalar::Null) => true,
+        _ => false,
+    }
+}
+
+/// Render a message template: each field's value truncated to
+/// [`TEMPLATE_VALUE_MAX`] characters and its control characters escaped.
+pub fn render_template(t: &Template, event: &Event) -> String {
+    let mut out = String::new();
+    for p in &t.parts {
+        match p {
+            TemplatePart::Lit(s) => out.push_str(s),
+            TemplatePart::Field(f) => {
+                let mut first = None;
+                for_each_value(event, f, &mut |v| {
+                    first = Some(v.as_text().into_owned());
+                    true
+                });
+                match first {
+                    Some(v) => push_escaped(&mut out, &v),
+                    None => out.push_str("<unset>"),
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A template used as a `modify` value: fields inserted verbatim.
+fn template_raw(t: &Template, event: &Event) -> String {
+    let mut out = String::new();
+    for p in &t.parts {
+        match p {
+            TemplatePart::Lit(s) => out.push_str(s),
+            TemplatePart::Field(f) => {
+                for_each_value(event, f, &mut |v| {
+                    out.push_str(&v.as_text());
+                    true
+                });
+            }
+        }
+    }
+    out
+}
+
+fn push_escaped(out: &mut String, v: &str) {
+    for (n, c) in v.chars().enumerate() {
+        if n == TEMPLATE_VALUE_MAX {
+            out.push('…');
+            return;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+}

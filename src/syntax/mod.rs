@@ -1,0 +1,68 @@
+//! Stage 1, syntax: policy text (or its YAML/JSON form) → [`ast::PolicyFile`].
+
+pub mod ast;
+pub mod parser;
+
+use crate::diag::{Diagnostic, SourceFile, Span};
+use std::sync::Arc;
+
+/// The written forms a policy file can take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// The warden language (`.warden`).
+    Warden,
+    /// The syntax tree as YAML (`.warden.yaml`, `.warden.yml`).
+    Yaml,
+    /// The syntax tree as JSON (`.warden.json`).
+    Json,
+}
+
+impl Format {
+    /// The format a file name implies, if it is a policy file at all.
+    pub fn of_path(path: &std::path::Path) -> Option<Format> {
+        let name = path.file_name()?.to_str()?;
+        if name.ends_with(".warden") {
+            Some(Format::Warden)
+        } else if name.ends_with(".warden.yaml") || name.ends_with(".warden.yml") {
+            Some(Format::Yaml)
+        } else if name.ends_with(".warden.json") {
+            Some(Format::Json)
+        } else {
+            None
+        }
+    }
+}
+
+/// Parse a source file in the given format.
+pub fn parse_file(file: &Arc<SourceFile>, format: Format) -> (ast::PolicyFile, Vec<Diagnostic>) {
+    match format {
+        Format::Warden => parser::parse(file),
+        Format::Yaml => data_result(file, serde_yaml_ng::from_str(&file.text).map_err(|e| {
+            let off = e.location().map_or(0, |l| l.index());
+            (off, e.to_string())
+        })),
+        Format::Json => data_result(file, serde_json::from_str(&file.text).map_err(|e| {
+            let off = offset_of(&file.text, e.line(), e.column());
+            (off, e.to_string())
+        })),
+    }
+}
+
+fn data_result(
+    file: &Arc<SourceFile>,
+    r: Result<ast::PolicyFile, (usize, String)>,
+) -> (ast::PolicyFile, Vec<Diagnostic>) {
+    match r {
+        Ok(f) => (f, Vec::new()),
+        Err((off, msg)) => {
+            let d = Diagnostic::error("syntax", file, Span::new(off, off + 1), format!("not a valid policy document: {msg}"))
+                .with_label("here");
+            (ast::PolicyFile::default(), vec![d])
+        }
+    }
+}
+
+fn offset_of(text: &str, line: usize, col: usize) -> usize {
+    let start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    (start + col.saturating_sub(1)).min(text.len())
+}

@@ -1,0 +1,485 @@
+"""Conformance of `warden hook` against the real Hermes Agent 0.19.0.
+
+Part 1 drives Hermes 0.19.0 itself (shell-hook registration, invoke_hook,
+resolve_pre_tool_block, model_tools.handle_function_call running the *local*
+terminal backend) with the built warden binary configured as a shell hook.
+Terminal commands create a marker file, so "blocked" means "the marker does not
+exist" and "allowed" means "it does".
+
+Part 2 runs the same binary directly for the newer-host wire protocol
+(`--host hermes-latest`, payload with a top-level `profile`), per SPEC.md.
+
+Facts about 0.19.0 these tests rely on (see /work/scratch/hermes-findings.md):
+- agent/shell_hooks.py `_parse_response` keeps only `block` for pre_tool_call
+  and only `context` for every other event; approve/modify are dropped.
+- exit codes are ignored, errors/timeouts fail open, `fail_closed` is not read.
+- the payload has no top-level `profile` key (warden's 0.19 detection).
+- outside an interactive CLI / gateway, Hermes's own dangerous-command guard
+  auto-approves non-hardline commands, so it never masks or hangs a test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from conftest import HOOK_TIMEOUT, fixture, hook_command, parse_hook_stdout, run_hook
+
+pytestmark = pytest.mark.timeout(240)
+
+POLICY = fixture("conformance.warden")
+DEFAULT_BLOCK = "Blocked by shell hook."  # Hermes's fallback when a block has no message
+CTX_PROD = "Reminder: production changes need a ticket."
+
+# The exact payload keys Hermes 0.19.0 sends (agent/shell_hooks.py _serialize_payload).
+KEYS_0190 = {"hook_event_name", "tool_name", "tool_input", "session_id", "cwd", "extra"}
+PRE_TOOL_EXTRA_0190 = {"task_id", "tool_call_id", "turn_id", "api_request_id", "middleware_trace",
+                       "telemetry_schema_version"}
+PRE_LLM_EXTRA_0190 = {"task_id", "turn_id", "user_message", "conversation_history", "is_first_turn",
+                      "model", "platform", "sender_id", "telemetry_schema_version"}
+
+
+def pre_tool_hooks(command: str, matcher: str | None = "terminal") -> dict:
+    entry = {"command": command, "timeout": HOOK_TIMEOUT}
+    if matcher is not None:
+        entry["matcher"] = matcher
+    return {"pre_tool_call": [entry]}
+
+
+def marker(sandbox: dict, name: str = "MARKER") -> Path:
+    return sandbox["work"] / name
+
+
+def q(p: Path) -> str:
+    return shlex.quote(str(p))
+
+
+# Terminal commands. Each one creates its marker if (and only if) it runs.
+def cmd_allow(m: Path) -> str:
+    return f"touch {q(m)}"
+
+
+def cmd_block(m: Path) -> str:
+    # matches danger.rm_root; harmless if it ever ran (the rm is only echoed)
+    return f"touch {q(m)} && echo rm -rf /"
+
+
+def cmd_approve(m: Path) -> str:
+    # matches git.force_push; the cwd is a temp dir that is not a repository
+    return f"git push --force origin main 2>/dev/null; touch {q(m)}"
+
+
+def cmd_modify(m: Path) -> str:
+    # matches tf.plan_first; runs `touch` whether or not it was rewritten
+    return f"terraform apply -auto-approve 2>/dev/null; touch {q(m)}"
+
+
+def tool_error(result: str) -> str | None:
+    """The block message Hermes hands the model, or None if the tool ran."""
+    data = json.loads(result)
+    err = data.get("error") if isinstance(data, dict) else None
+    if isinstance(err, str) and "exit_code" not in data:
+        return err
+    return None
+
+
+def assert_blocked(result: str, m: Path) -> str:
+    err = tool_error(result)
+    assert err is not None, f"call was not blocked; tool result: {result}"
+    assert not m.exists(), f"blocked call still ran: marker {m} exists"
+    assert err != DEFAULT_BLOCK, "warden blocked without a message (Hermes fell back to its default)"
+    return err
+
+
+def assert_ran(result: str, m: Path) -> None:
+    assert tool_error(result) is None, f"call was blocked: {result}"
+    assert m.exists(), f"call should have run but marker {m} is missing; tool result: {result}"
+
+
+# ---------------------------------------------------------------------------
+# Part 0: the harness itself is meaningful
+# ---------------------------------------------------------------------------
+
+def test_control_marker_commands_run_without_hooks(hermes, sandbox):
+    """Without warden every scenario command really executes on the local backend,
+    so a missing marker below can only mean warden stopped it."""
+    makers = [cmd_allow, cmd_block, cmd_approve, cmd_modify]
+    markers = [marker(sandbox, f"M{i}") for i in range(len(makers))]
+    steps = [{"op": "call", "tool": "terminal", "args": {"command": f(m)}} for f, m in zip(makers, markers)]
+    res = hermes.run({}, steps)
+    assert res["registered"] == []
+    for out, m in zip(res["steps"], markers):
+        assert_ran(out, m)
+
+
+def test_payload_shape_0190_has_no_profile(hermes, sandbox):
+    """Capture what 0.19.0 really sends; warden's 0.19 detection relies on `profile` being absent."""
+    cap_dir = sandbox["tmp"] / "captured"
+    cap_dir.mkdir()
+    script = sandbox["tmp"] / "capture.py"
+    script.write_text(
+        "import sys, json, os\n"
+        "data = sys.stdin.read()\n"
+        "ev = json.loads(data)['hook_event_name']\n"
+        f"open(os.path.join({str(cap_dir)!r}, ev + '.json'), 'w').write(data)\n"
+        "print('{}')\n"
+    )
+    import sys
+    cmd = shlex.join([sys.executable, str(script)])
+    hooks = {"pre_tool_call": [{"matcher": "terminal", "command": cmd}], "pre_llm_call": [{"command": cmd}]}
+    m = marker(sandbox)
+    res = hermes.run(hooks, [
+        {"op": "call", "tool": "terminal", "args": {"command": cmd_allow(m)}},
+        {"op": "pre_llm_call", "user_message": "hello"},
+    ])
+    assert len(res["registered"]) == 2
+    raw = (cap_dir / "pre_tool_call.json").read_text()
+    assert "\n" not in raw, "0.19.0 sends one line of JSON"
+    p = json.loads(raw)
+    assert set(p) == KEYS_0190 and "profile" not in p
+    assert p["tool_name"] == "terminal" and p["tool_input"] == {"command": cmd_allow(m)}
+    assert p["session_id"] == "sess-conformance"
+    assert set(p["extra"]) == PRE_TOOL_EXTRA_0190
+    assert p["cwd"] == str(sandbox["work"])
+    llm = json.loads((cap_dir / "pre_llm_call.json").read_text())
+    assert set(llm) == KEYS_0190 and "profile" not in llm
+    assert llm["tool_name"] is None and llm["tool_input"] is None
+    assert set(llm["extra"]) == PRE_LLM_EXTRA_0190
+    assert llm["extra"]["user_message"] == "hello"
+
+
+# ---------------------------------------------------------------------------
+# Part 1: warden as a shell hook inside Hermes 0.19.0
+# ---------------------------------------------------------------------------
+
+def test_block(hermes, sandbox, warden_bin):
+    m = marker(sandbox)
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, "--policy", POLICY)), [
+        {"op": "invoke_hook", "event": "pre_tool_call",
+         "kwargs": {"tool_name": "terminal", "args": {"command": "rm -rf /"}}},
+        {"op": "resolve", "tool": "terminal", "args": {"command": "rm -rf /"}},
+        {"op": "call", "tool": "terminal", "args": {"command": cmd_block(m)}},
+    ])
+    assert len(res["registered"]) == 1
+    directives, resolved, called = res["steps"]
+    assert len(directives) == 1 and directives[0]["action"] == "block", directives
+    assert "rm -rf /" in directives[0]["message"]
+    assert resolved == directives[0]["message"]
+    err = assert_blocked(called, m)
+    assert "rm -rf /" in err
+
+
+def test_allow(hermes, sandbox, warden_bin):
+    m = marker(sandbox)
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, "--policy", POLICY)), [
+        {"op": "invoke_hook", "event": "pre_tool_call",
+         "kwargs": {"tool_name": "terminal", "args": {"command": "ls -la"}}},
+        {"op": "resolve", "tool": "terminal", "args": {"command": "ls -la"}},
+        {"op": "call", "tool": "terminal", "args": {"command": cmd_allow(m)}},
+    ])
+    directives, resolved, called = res["steps"]
+    assert directives == [] and resolved is None
+    assert_ran(called, m)
+    assert not [l for l in res["log"] if "not valid JSON" in l], res["log"]
+
+
+@pytest.mark.parametrize("host_args", [[], ["--host", "auto"], ["--host", "hermes-0.19"]],
+                         ids=["default", "auto", "explicit-0.19"])
+def test_approve_becomes_block_on_0190(hermes, sandbox, warden_bin, host_args):
+    """0.19.0 drops a shell hook's approve; warden must turn it into a block naming what needs a human."""
+    m = marker(sandbox)
+    cmd = cmd_approve(m)
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, *host_args, "--policy", POLICY)), [
+        {"op": "invoke_hook", "event": "pre_tool_call", "kwargs": {"tool_name": "terminal", "args": {"command": cmd}}},
+        {"op": "call", "tool": "terminal", "args": {"command": cmd}},
+    ])
+    directives, called = res["steps"]
+    assert [d.get("action") for d in directives] == ["block"], directives
+    err = assert_blocked(called, m)
+    assert "git push --force" in err, f"block message should say what a human must approve: {err!r}"
+
+
+def test_modify_becomes_block_on_0190(hermes, sandbox, warden_bin):
+    """0.19.0 drops a shell hook's modify; warden must block and name the command to run instead."""
+    m = marker(sandbox)
+    cmd = cmd_modify(m)
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, "--policy", POLICY)), [
+        {"op": "invoke_hook", "event": "pre_tool_call", "kwargs": {"tool_name": "terminal", "args": {"command": cmd}}},
+        {"op": "call", "tool": "terminal", "args": {"command": cmd}},
+    ])
+    directives, called = res["steps"]
+    assert [d.get("action") for d in directives] == ["block"], directives
+    err = assert_blocked(called, m)
+    assert "terraform plan -auto-approve" in err, f"block message should name the replacement command: {err!r}"
+
+
+@pytest.mark.parametrize("policy", ["malformed_syntax.warden", "malformed_field.warden"])
+def test_fail_closed_on_malformed_policy(hermes, sandbox, warden_bin, policy):
+    m = marker(sandbox)
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, "--policy", fixture(policy))), [
+        {"op": "call", "tool": "terminal", "args": {"command": cmd_allow(m)}},
+    ])
+    err = assert_blocked(res["steps"][0], m)
+    assert "polic" in err.lower() or policy in err, f"fail-closed block should name the cause: {err!r}"
+
+
+def test_fail_closed_on_missing_policy(hermes, sandbox, warden_bin):
+    m = marker(sandbox)
+    missing = sandbox["tmp"] / "does-not-exist.warden"
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, "--policy", str(missing))), [
+        {"op": "call", "tool": "terminal", "args": {"command": cmd_allow(m)}},
+    ])
+    err = assert_blocked(res["steps"][0], m)
+    assert "does-not-exist.warden" in err or "polic" in err.lower(), f"block should name the cause: {err!r}"
+
+
+@pytest.mark.parametrize("matcher", ["write_file|patch", "term"])
+def test_matcher_excludes_tool(hermes, sandbox, warden_bin, matcher):
+    """Matcher is re.fullmatch on the tool name: excluded tool → hook never spawned → call runs."""
+    m = marker(sandbox)
+    audit = sandbox["tmp"] / "audit.jsonl"
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, "--policy", POLICY, "--audit", str(audit)), matcher), [
+        {"op": "call", "tool": "terminal", "args": {"command": cmd_block(m)}},
+    ])
+    assert len(res["registered"]) == 1
+    assert_ran(res["steps"][0], m)
+    assert not audit.exists() or audit.read_text() == "", "hook ran although the matcher excludes the tool"
+
+
+def test_matcher_alternation_includes_tool(hermes, sandbox, warden_bin):
+    m = marker(sandbox)
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, "--policy", POLICY), "terminal|write_file|patch"), [
+        {"op": "call", "tool": "terminal", "args": {"command": cmd_block(m)}},
+    ])
+    assert_blocked(res["steps"][0], m)
+
+
+def test_tilde_in_policy_argument(hermes, sandbox, warden_bin):
+    """Hermes runs os.path.expanduser on the *whole* command string (shell_hooks.py:451), so only a
+    leading ~ is expanded; `--policy ~/x.warden` reaches warden literally. The contract's own
+    install line (`warden hook --policy ~/.hermes/policies`) only works if warden expands it."""
+    import shutil
+    shutil.copy(POLICY, sandbox["home"] / "conformance.warden")
+    m_block, m_allow = marker(sandbox, "TB"), marker(sandbox, "TA")
+    cmd = shlex.join([warden_bin, "hook", "--policy", "~/conformance.warden"])
+    res = hermes.run(pre_tool_hooks(cmd), [
+        {"op": "call", "tool": "terminal", "args": {"command": cmd_block(m_block)}},
+        {"op": "call", "tool": "terminal", "args": {"command": cmd_allow(m_allow)}},
+    ])
+    err = assert_blocked(res["steps"][0], m_block)
+    assert "rm -rf /" in err, f"expected the policy's block, not a fail-closed error: {err!r}"
+    assert_ran(res["steps"][1], m_allow)
+
+
+def test_parallel_invocations_share_one_audit_file(hermes, sandbox, warden_bin):
+    """Three concurrent tool calls spawn three hook processes writing one --audit file."""
+    audit = sandbox["tmp"] / "audit.jsonl"
+    m1, m2, m3 = (marker(sandbox, f"P{i}") for i in (1, 2, 3))
+    calls = [
+        {"tool": "terminal", "args": {"command": cmd_allow(m1)}, "tool_call_id": "call-1"},
+        {"tool": "terminal", "args": {"command": cmd_block(m2)}, "tool_call_id": "call-2"},
+        {"tool": "terminal", "args": {"command": cmd_modify(m3)}, "tool_call_id": "call-3"},
+    ]
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, "--policy", POLICY, "--audit", str(audit))),
+                     [{"op": "parallel_calls", "calls": calls}])
+    r1, r2, r3 = res["steps"][0]
+    assert_ran(r1, m1)
+    assert_blocked(r2, m2)
+    assert_blocked(r3, m3)
+    assert audit.exists(), "--audit file was not written"
+    text = audit.read_text()
+    assert text.endswith("\n"), "audit file must end with a newline (one JSON object per line)"
+    lines = text.splitlines()
+    assert len(lines) == 3, f"expected 3 audit lines, got {len(lines)}: {text[:2000]!r}"
+    for line in lines:
+        assert isinstance(json.loads(line), dict), line
+
+
+def test_audit_no_tearing_under_direct_stress(warden_bin, tmp_path):
+    """12 simultaneous hooks with ~32 KiB commands appending to one audit file: no torn lines."""
+    audit = tmp_path / "audit.jsonl"
+    n = 12
+    payloads = [
+        {"hook_event_name": "pre_tool_call", "tool_name": "terminal",
+         "tool_input": {"command": f"echo {i} " + ("x" * 32768)}, "session_id": f"s{i}",
+         "cwd": str(tmp_path), "extra": {"task_id": "", "tool_call_id": f"c{i}"}}
+        for i in range(n)
+    ]
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        procs = list(pool.map(lambda p: run_hook(warden_bin, ["--policy", POLICY, "--audit", str(audit)], p), payloads))
+    for p in procs:
+        assert p.returncode == 0 and parse_hook_stdout(p) == {}, (p.returncode, p.stdout[:300], p.stderr[-300:])
+    lines = audit.read_text().splitlines()
+    assert len(lines) == n, f"expected {n} audit lines, got {len(lines)}"
+    for line in lines:
+        assert isinstance(json.loads(line), dict)
+
+
+def test_pre_llm_call_block_is_ignored_by_0190(hermes, sandbox, warden_bin):
+    """0.19.0 has no pre_llm_call block: _parse_response keeps only `context`, so warden's
+    block (printed per SPEC.md) reaches Hermes as nothing at all; the turn goes ahead with the
+    user's text unchanged and no placeholder. Documented limitation, asserted so a change shows."""
+    msg = "please refund cust-1234567 today"
+    res = hermes.run({"pre_llm_call": [{"command": hook_command(warden_bin, "--policy", POLICY)}]}, [
+        {"op": "pre_llm_call", "user_message": msg},
+    ])
+    out = res["steps"][0]
+    assert not [r for r in out["hook_results"] if isinstance(r, dict) and r.get("action") == "block"]
+    assert out["api_content"] is None or out["api_content"].startswith(msg)
+    assert not [l for l in res["log"] if "not valid JSON" in l or "shell hook failed" in l], res["log"]
+
+
+def test_pre_llm_call_context_is_appended(hermes, sandbox, warden_bin):
+    msg = "deploy the hotfix to PROD please"
+    res = hermes.run({"pre_llm_call": [{"command": hook_command(warden_bin, "--policy", POLICY)}]}, [
+        {"op": "pre_llm_call", "user_message": msg},
+        {"op": "pre_llm_call", "user_message": "hello there"},
+    ])
+    ctx, nothing = res["steps"]
+    assert ctx["hook_results"] == [{"context": CTX_PROD}]
+    assert ctx["api_content"] == msg + "\n\n" + CTX_PROD
+    assert nothing["hook_results"] == [] and nothing["api_content"] is None
+
+
+def test_consent_handwritten_allowlist(hermes, sandbox, warden_bin):
+    """Headless consent: an allowlist entry keyed on the exact command string registers the hook."""
+    cmd = hook_command(warden_bin, "--policy", POLICY)
+    (sandbox["hermes_home"] / "shell-hooks-allowlist.json").write_text(
+        json.dumps({"approvals": [{"event": "pre_tool_call", "command": cmd}]}))
+    m = marker(sandbox)
+    res = hermes.run(pre_tool_hooks(cmd), [{"op": "call", "tool": "terminal", "args": {"command": cmd_block(m)}}],
+                     accept_hooks=False)
+    assert len(res["registered"]) == 1
+    assert_blocked(res["steps"][0], m)
+
+
+def test_consent_missing_means_no_protection(hermes, sandbox, warden_bin):
+    """Without consent (non-TTY, no allowlist entry, no accept flag) 0.19.0 silently skips the hook."""
+    m = marker(sandbox)
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, "--policy", POLICY)),
+                     [{"op": "call", "tool": "terminal", "args": {"command": cmd_block(m)}}], accept_hooks=False)
+    assert res["registered"] == []
+    assert_ran(res["steps"][0], m)
+    assert any("not allowlisted" in l for l in res["log"]), res["log"]
+
+
+# ---------------------------------------------------------------------------
+# Part 2: the newer-host wire protocol, binary driven directly
+# ---------------------------------------------------------------------------
+
+def latest_payload(tool_input, *, tool="terminal", event="pre_tool_call", profile=True, **extra):
+    p = {
+        "hook_event_name": event,
+        "tool_name": tool if event in ("pre_tool_call", "post_tool_call") else None,
+        "tool_input": tool_input,
+        "session_id": "sess_abc123",
+        "cwd": "/home/user/project",
+        "extra": {"task_id": "t1", "tool_call_id": "c1", "turn_id": "turn-1", "api_request_id": "",
+                  "middleware_trace": [], "telemetry_schema_version": "hermes.observer.v1", **extra},
+    }
+    if profile:
+        p["profile"] = "default"
+    return p
+
+
+def latest(warden_bin, payload, *extra_args):
+    return run_hook(warden_bin, ["--host", "hermes-latest", "--policy", POLICY, *extra_args], payload)
+
+
+def test_latest_block(warden_bin):
+    p = latest(warden_bin, latest_payload({"command": "rm -rf /"}))
+    out = parse_hook_stdout(p)
+    assert out["action"] == "block" and "rm -rf /" in out["message"], out
+    assert p.returncode == 2
+
+
+def test_latest_allow(warden_bin):
+    p = latest(warden_bin, latest_payload({"command": "ls -la"}))
+    assert parse_hook_stdout(p) == {} and p.returncode == 0
+
+
+def test_latest_approve(warden_bin):
+    cmd = "git push --force origin main"
+    p = latest(warden_bin, latest_payload({"command": cmd}))
+    out = parse_hook_stdout(p)
+    assert out.get("action") == "approve", out
+    assert cmd in out.get("message", "")
+    assert out.get("rule_key") == "git:force-push"
+    assert p.returncode == 0
+
+
+def test_latest_modify_returns_full_merged_args(warden_bin):
+    p = latest(warden_bin, latest_payload({"command": "terraform apply -auto-approve", "workdir": "/srv/infra"}))
+    out = parse_hook_stdout(p)
+    assert out == {"action": "modify",
+                   "args": {"command": "terraform plan -auto-approve", "workdir": "/srv/infra", "timeout": 60}}, out
+    assert p.returncode == 0
+
+
+@pytest.mark.parametrize("host,profile,expect", [
+    ("auto", True, "approve"),
+    ("auto", False, "block"),
+    ("hermes-0.19", True, "block"),
+    ("hermes-latest", False, "approve"),
+])
+def test_host_selection(warden_bin, host, profile, expect):
+    p = run_hook(warden_bin, ["--host", host, "--policy", POLICY],
+                 latest_payload({"command": "git push --force origin main"}, profile=profile))
+    out = parse_hook_stdout(p)
+    assert out.get("action") == expect, out
+    assert p.returncode == (2 if expect == "block" else 0)
+
+
+def test_host_auto_modify_without_profile_is_block(warden_bin):
+    p = run_hook(warden_bin, ["--policy", POLICY],
+                 latest_payload({"command": "terraform apply -auto-approve"}, profile=False))
+    out = parse_hook_stdout(p)
+    assert out.get("action") == "block" and "terraform plan -auto-approve" in out.get("message", ""), out
+    assert p.returncode == 2
+
+
+def test_latest_pre_llm_call_block_and_context(warden_bin):
+    blk = latest(warden_bin, latest_payload(None, event="pre_llm_call", user_message="refund cust-1234567",
+                                            conversation_history=[], is_first_turn=True, model="m",
+                                            platform="cli", sender_id=""))
+    out = parse_hook_stdout(blk)
+    assert out.get("action") == "block" and out.get("message") == "This message contains a customer identifier.", out
+    assert blk.returncode == 0, "exit 2 is not a block on pre_llm_call; warden must exit 0 there"
+    ctx = latest(warden_bin, latest_payload(None, event="pre_llm_call", user_message="touching prod today",
+                                            conversation_history=[], is_first_turn=True, model="m",
+                                            platform="cli", sender_id=""))
+    assert parse_hook_stdout(ctx) == {"context": CTX_PROD} and ctx.returncode == 0
+
+
+def test_latest_fail_closed(warden_bin, tmp_path):
+    missing = run_hook(warden_bin, ["--host", "hermes-latest", "--policy", str(tmp_path / "nope.warden")],
+                       latest_payload({"command": "ls"}))
+    out = parse_hook_stdout(missing)
+    assert out.get("action") == "block" and out.get("message"), out
+    assert missing.returncode == 2
+    for bad in ("this is not json", '{"hook_event_name": "pre_tool_call", "tool_name": "terminal", "tool_input": '):
+        p = run_hook(warden_bin, ["--host", "hermes-latest", "--policy", POLICY], bad)
+        out = parse_hook_stdout(p)
+        assert out.get("action") == "block" and out.get("message"), (bad, out)
+        assert p.returncode == 2
+
+
+def test_unknown_keys_and_null_tool_input_are_accepted(warden_bin):
+    p = latest_payload({"command": "rm -rf /"}, future_key={"nested": [1, 2]})
+    p["some_future_top_level_key"] = "x"
+    out = parse_hook_stdout(latest(warden_bin, p))
+    assert out.get("action") == "block", out
+    none_input = latest(warden_bin, latest_payload(None, tool="clarify"))
+    assert parse_hook_stdout(none_input) == {} and none_input.returncode == 0
+
+
+def test_non_ascii_payload_round_trips(warden_bin):
+    """Hermes sends raw UTF-8 (ensure_ascii=False)."""
+    out = parse_hook_stdout(latest(warden_bin, latest_payload({"command": "rm -rf / # ünïcødé ✓"})))
+    assert out.get("action") == "block" and "ünïcødé" in out["message"], out
