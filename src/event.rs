@@ -9,7 +9,7 @@ use serde_json::Value;
 
 macro_rules! hooks {
     ($($variant:ident => $name:literal,)*) => {
-        /// A hook event, named as Hermes names it (`hermes_cli.plugins.VALID_HOOKS`, 0.19.0).
+        /// A hook event, named as Hermes names it (all 23 of `hermes_cli.plugins.VALID_HOOKS`, 0.19.0).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Hook { $(#[doc = $name] $variant,)* }
 
@@ -51,6 +51,9 @@ hooks! {
     PreGatewayDispatch => "pre_gateway_dispatch",
     PreApprovalRequest => "pre_approval_request",
     PostApprovalResponse => "post_approval_response",
+    KanbanTaskBlocked => "kanban_task_blocked",
+    KanbanTaskClaimed => "kanban_task_claimed",
+    KanbanTaskCompleted => "kanban_task_completed",
 }
 
 impl Hook {
@@ -327,7 +330,7 @@ mod tests {
         for h in Hook::ALL {
             assert_eq!(Hook::from_name(h.name()), Some(*h));
         }
-        assert_eq!(Hook::ALL.len(), 20);
+        assert_eq!(Hook::ALL.len(), 23);
     }
 
     #[test]

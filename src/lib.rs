@@ -23,6 +23,7 @@
 //! assert!(matches!(v.decision, Decision::Block { .. }));
 //! ```
 
+pub mod audit;
 pub mod check;
 pub mod compile;
 pub mod diag;

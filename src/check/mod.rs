@@ -878,7 +878,11 @@ fn normalize_version(v: &str) -> String {
 
 /// Today's UTC date as `YYYY-MM-DD`.
 pub fn today() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    today_from_secs(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()))
+}
+
+/// The UTC date of a Unix time, `YYYY-MM-DD`.
+pub fn today_from_secs(secs: u64) -> String {
     let days = (secs / 86_400) as i64;
     // Howard Hinnant's civil-from-days.
     let z = days + 719_468;

@@ -1,8 +1,222 @@
-//! `warden hook`: the Hermes shell hook (placeholder until its own issue).
+//! `warden hook`: the Hermes shell hook. One event on stdin, exactly one
+//! JSON object on stdout, logs on stderr, and fail-closed on every error of
+//! a gating event (`pre_tool_call`, `pre_llm_call`).
+
+use super::PolicyArgs;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use warden::host::hermes::{self, HookResponse, HostMode};
+use warden::{CompileOptions, Decision, Hook};
+
+/// Largest accepted payload.
+const DEFAULT_MAX_INPUT: usize = 8 << 20;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HostArg {
+    /// Detect from the payload (0.19.0 sends no top-level `profile`).
+    Auto,
+    /// Hermes 0.19.0: approve and modify become blocks that say what to do.
+    #[value(name = "hermes-0.19")]
+    Hermes019,
+    /// Newer Hermes: approve and modify are sent as they are.
+    #[value(name = "hermes-latest")]
+    HermesLatest,
+}
 
 #[derive(clap::Args)]
-pub(crate) struct Args {}
+pub(crate) struct Args {
+    #[command(flatten)]
+    policy: PolicyArgs,
+    /// Which host to answer. Overrides detection; default $WARDEN_HOST, else auto.
+    #[arg(long, value_enum, env = "WARDEN_HOST", default_value = "auto")]
+    host: HostArg,
+    /// Append one JSON line per decision to FILE (default $WARDEN_AUDIT).
+    #[arg(long, value_name = "FILE", env = "WARDEN_AUDIT")]
+    audit: Option<PathBuf>,
+    /// Internal deadline in milliseconds; past it a gating event is blocked.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    deadline: u64,
+    /// Largest accepted payload in bytes; a larger one is blocked.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_INPUT)]
+    max_input: usize,
+    /// On an internal error, allow instead of block. Not recommended.
+    #[arg(long)]
+    fail_open: bool,
+}
 
-pub(crate) fn run(_a: Args) -> i32 {
-    2
+/// The outcome the worker hands back.
+struct Outcome {
+    response: HookResponse,
+    audit: Option<AuditInfo>,
+}
+
+struct AuditInfo {
+    event: warden::Event,
+    rules: Vec<String>,
+    decision: &'static str,
+    message: Option<String>,
+    policy_hash: String,
+    host: HostMode,
+}
+
+pub(crate) fn run(a: Args) -> i32 {
+    let start = Instant::now();
+    let fail_open = a.fail_open;
+    std::panic::set_hook(Box::new(move |info| {
+        let cause = format!("internal error ({})", info.to_string().replace('\n', " "));
+        emit(&failure(Hook::PreToolCall, &cause, fail_open));
+        std::process::exit(if fail_open { 0 } else { 2 });
+    }));
+    let mut input = Vec::new();
+    let read = std::io::stdin().lock().take(a.max_input as u64 + 1).read_to_end(&mut input);
+    if let Err(e) = read {
+        return emit(&failure(Hook::PreToolCall, &format!("cannot read stdin: {e}"), fail_open));
+    }
+    if input.len() > a.max_input {
+        return emit(&failure(Hook::PreToolCall, &format!("payload larger than {} bytes", a.max_input), fail_open));
+    }
+    let deadline = Duration::from_millis(a.deadline);
+    let audit_path = a.audit.as_deref().map(expand_home);
+    let (tx, rx) = mpsc::channel();
+    let want_audit = audit_path.is_some();
+    std::thread::spawn(move || {
+        let _ = tx.send(decide(&a, &input, want_audit));
+    });
+    let outcome = match rx.recv_timeout(deadline) {
+        Ok(o) => o,
+        Err(_) => Outcome {
+            response: failure(Hook::PreToolCall, &format!("internal deadline of {} ms exceeded", deadline.as_millis()), fail_open).response,
+            audit: None,
+        },
+    };
+    let code = emit(&outcome);
+    if let (Some(path), Some(info)) = (audit_path, &outcome.audit) {
+        let rec = warden::audit::Record {
+            event: info.event.hook.name(),
+            tool: info.event.tool.as_deref(),
+            session_id: info.event.session_id.as_deref(),
+            args: &info.event.args,
+            rules: info.rules.iter().map(String::as_str).collect(),
+            decision: info.decision,
+            message: info.message.as_deref(),
+            latency_us: start.elapsed().as_micros(),
+            policy_hash: &info.policy_hash,
+            host: info.host.name(),
+        };
+        if let Err(e) = warden::audit::append(&path, &rec) {
+            // The decision already went out: a log failure never turns a block into an allow.
+            eprintln!("warden: cannot write audit log {}: {e}", path.display());
+        }
+    }
+    code
+}
+
+/// Print the outcome; return the exit code.
+fn emit(o: &Outcome) -> i32 {
+    for n in &o.response.notes {
+        eprintln!("{n}");
+    }
+    let line = hermes::to_ascii_json(&o.response.json);
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+    o.response.exit_code
+}
+
+/// The answer for an internal failure: a block, unless `--fail-open`.
+fn failure(hook: Hook, cause: &str, fail_open: bool) -> Outcome {
+    let mut response = hermes::fail_closed(hook, cause);
+    let gating = matches!(hook, Hook::PreToolCall | Hook::PreLlmCall);
+    if fail_open || !gating {
+        let what = if gating { "ALLOWING because --fail-open is set" } else { "nothing to block on this event" };
+        response = HookResponse { json: serde_json::json!({}), exit_code: 0, notes: vec![] };
+        response.notes.push(format!("warden: ERROR: {cause} — {what}"));
+    } else {
+        response.notes.push(format!("warden: error: {cause} — blocking (fail-closed)"));
+    }
+    Outcome { response, audit: None }
+}
+
+fn decide(a: &Args, input: &[u8], want_audit: bool) -> Outcome {
+    let text = String::from_utf8_lossy(input);
+    let payload: serde_json::Value = match serde_json::from_str(text.trim()) {
+        Ok(v) => v,
+        Err(e) => return failure(Hook::PreToolCall, &format!("malformed payload: {e}"), a.fail_open),
+    };
+    let event = match hermes::parse_event(&payload) {
+        Ok(e) => e,
+        Err(e) => return failure(Hook::PreToolCall, &format!("malformed payload: {e}"), a.fail_open),
+    };
+    let hook = event.hook;
+    let mode = match a.host {
+        HostArg::Auto => HostMode::detect(&payload),
+        HostArg::Hermes019 => HostMode::Hermes019,
+        HostArg::HermesLatest => HostMode::HermesLatest,
+    };
+    let policy_args = PolicyArgs { policy: a.policy.paths().iter().map(|p| expand_home(p)).collect() };
+    let policy = match policy_args.load() {
+        Ok(p) => p,
+        Err(e) => return failure(hook, &format!("policy {e}"), a.fail_open),
+    };
+    let opts = CompileOptions { lazy: true, ..CompileOptions::from_env() };
+    let set = match policy.compile_with(&opts) {
+        Ok(s) => s,
+        Err(e) => return failure(hook, &format!("policy {e}"), a.fail_open),
+    };
+    let verdict = set.evaluate(&event);
+    let response = hermes::respond(&verdict, &event, mode);
+    let audit = want_audit.then(|| {
+        let (decision, message) = match &verdict.decision {
+            Decision::Allow => ("allow", None),
+            Decision::Block { message, .. } => ("block", Some(message.clone())),
+            Decision::Approve { message, .. } => ("approve", Some(message.clone())),
+            Decision::Modify { .. } => ("modify", None),
+            Decision::Context { .. } => ("context", None),
+        };
+        // What the host was actually told (an approve on 0.19 went out as a block).
+        let sent = response.json.get("action").and_then(|v| v.as_str()).map_or(decision, |s| match s {
+            "block" => "block",
+            "approve" => "approve",
+            "modify" => "modify",
+            _ => decision,
+        });
+        AuditInfo {
+            rules: verdict.matches.iter().map(|m| m.rule.clone()).collect(),
+            decision: sent,
+            message,
+            policy_hash: policy_hash(&policy),
+            host: mode,
+            event,
+        }
+    });
+    Outcome { response, audit }
+}
+
+/// A stable FNV-1a hash of every source path and text, hex.
+fn policy_hash(p: &warden::Policy) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for f in &p.sources {
+        for b in f.path.to_string_lossy().bytes().chain([0]).chain(f.text.bytes()).chain([0]) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
+
+/// `~`, `~/x`, `$HOME/x` → absolute. Hermes expands only a leading `~` of
+/// the whole command line, so `--policy ~/.hermes/policies` arrives as is.
+fn expand_home(p: &std::path::Path) -> PathBuf {
+    let s = p.to_string_lossy();
+    let home = std::env::var("HOME").unwrap_or_default();
+    for prefix in ["~", "$HOME", "${HOME}"] {
+        if let Some(rest) = s.strip_prefix(prefix) {
+            if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) {
+                return PathBuf::from(format!("{home}{rest}"));
+            }
+        }
+    }
+    p.to_path_buf()
 }
