@@ -95,7 +95,7 @@ mod tests {
     #[test]
     fn args_are_summarised_not_logged() {
         let s = summarize_args(&json!({"command": "export TOKEN=ghp_secret", "n": 2}));
-        assert_eq!(s["command"], json!({"type": "string", "len": 24}));
+        assert_eq!(s["command"], json!({"type": "string", "len": 23}));
         assert!(!s.to_string().contains("ghp_secret"));
     }
 

@@ -213,9 +213,9 @@ impl Checker<'_> {
         }
         Some(Rule {
             id: r.id.node.clone(),
-            description: r.description.clone(),
+            description: r.description.as_ref().map(|d| d.node.clone()),
             severity: r.severity.as_ref().map_or(DEFAULT_SEVERITY.to_string(), |s| s.node.clone()),
-            tags: r.tags.clone(),
+            tags: r.tags.as_ref().map(|t| t.node.clone()).unwrap_or_default(),
             hooks,
             when,
             unless,

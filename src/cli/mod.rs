@@ -3,6 +3,7 @@
 
 mod check;
 mod eval;
+mod fmt;
 mod hook;
 pub(crate) mod render;
 
@@ -43,6 +44,9 @@ enum Command {
     /// Run as a Hermes shell hook: one event on stdin, one JSON answer on stdout.
     #[command(after_help = "In ~/.hermes/config.yaml:\n  hooks:\n    pre_tool_call:\n      - command: \"warden hook --policy ~/.hermes/policies\"\n        timeout: 5\n        fail_closed: true\n\nExit codes: 0 = allow/approve/modify/context, 2 = block (pre_tool_call).")]
     Hook(hook::Args),
+    /// Format policy files canonically, or convert them to YAML/JSON and back.
+    #[command(after_help = "Examples:\n  warden fmt --check policies/\n  warden fmt -w site.warden\n  warden fmt --to yaml policies/fs.warden > fs.warden.yaml\n  warden fmt --to warden fs.warden.yaml")]
+    Fmt(fmt::Args),
 }
 
 /// Policy sources shared by every verb.
@@ -90,5 +94,6 @@ pub fn run() -> i32 {
         Command::Check(a) => check::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Hook(a) => hook::run(a),
+        Command::Fmt(a) => fmt::run(a),
     }
 }

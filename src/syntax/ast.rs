@@ -110,13 +110,13 @@ pub struct Rule {
     pub id: Spanned<String>,
     /// What the rule is for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub description: Option<Spanned<String>>,
     /// `info`, `low`, `medium`, `high` or `critical`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<Spanned<String>>,
     /// Free-form tags.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Spanned<Vec<String>>>,
     /// Hook events the rule applies to.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub on: Vec<Spanned<String>>,
@@ -185,7 +185,7 @@ pub enum RedactReplace {
 }
 
 /// Options only redaction rules take.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct RedactOptions {
     /// Capture group holding the secret.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -216,6 +216,20 @@ pub struct RedactOptions {
     pub first_span: Option<Span>,
 }
 
+impl PartialEq for RedactOptions {
+    /// Equal when every option is; where they were written does not count.
+    fn eq(&self, o: &Self) -> bool {
+        self.capture == o.capture
+            && self.keywords == o.keywords
+            && self.validate == o.validate
+            && self.min_entropy == o.min_entropy
+            && self.allow == o.allow
+            && self.allow_patterns == o.allow_patterns
+            && self.style == o.style
+            && self.keys == o.keys
+    }
+}
+
 impl RedactOptions {
     /// True when no option is set.
     pub fn is_empty(&self) -> bool {
@@ -243,7 +257,7 @@ pub enum Style {
 }
 
 /// A `/pattern/flags` literal.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RegexLit {
     /// The pattern, with `\/` already unescaped.
     pub pattern: String,
@@ -253,6 +267,13 @@ pub struct RegexLit {
     /// Where the pattern body starts (for errors pointing into the regex).
     #[serde(skip)]
     pub span: Span,
+}
+
+impl PartialEq for RegexLit {
+    /// Equal when pattern and flags are; the span does not count.
+    fn eq(&self, o: &Self) -> bool {
+        self.pattern == o.pattern && self.flags == o.flags
+    }
 }
 
 impl RegexLit {

@@ -2,6 +2,7 @@
 
 pub mod ast;
 pub mod parser;
+pub mod print;
 
 use crate::diag::{Diagnostic, SourceFile, Span};
 use std::sync::Arc;
@@ -37,7 +38,7 @@ impl Format {
 pub fn parse_file(file: &Arc<SourceFile>, format: Format) -> (ast::PolicyFile, Vec<Diagnostic>) {
     match format {
         Format::Warden => parser::parse(file),
-        Format::Yaml => data_result(file, serde_yaml_ng::from_str(&file.text).map_err(|e| {
+        Format::Yaml => data_result(file, from_yaml(&file.text).map_err(|e| {
             let off = e.location().map_or(0, |l| l.index());
             (off, e.to_string())
         })),
@@ -46,6 +47,20 @@ pub fn parse_file(file: &Arc<SourceFile>, format: Format) -> (ast::PolicyFile, V
             (off, e.to_string())
         })),
     }
+}
+
+/// The YAML form of a tree: enums as single-key maps (`- rule: {…}`), the
+/// same shape as the JSON form.
+pub fn to_yaml(tree: &ast::PolicyFile) -> Result<String, serde_yaml_ng::Error> {
+    let mut buf = Vec::new();
+    let mut ser = serde_yaml_ng::Serializer::new(&mut buf);
+    serde_yaml_ng::with::singleton_map_recursive::serialize(tree, &mut ser)?;
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// Read the YAML form of a tree.
+pub fn from_yaml(text: &str) -> Result<ast::PolicyFile, serde_yaml_ng::Error> {
+    serde_yaml_ng::with::singleton_map_recursive::deserialize(serde_yaml_ng::Deserializer::from_str(text))
 }
 
 fn data_result(

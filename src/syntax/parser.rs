@@ -294,7 +294,7 @@ impl Builder<'_> {
             id: self.spanned(&id, id.as_str().to_string()),
             description: None,
             severity: None,
-            tags: Vec::new(),
+            tags: None,
             on: Vec::new(),
             when: None,
             unless: None,
@@ -309,7 +309,10 @@ impl Builder<'_> {
             }
             let mut inner = entry.into_inner();
             match kind {
-                Rule::description => self.once(&mut r.description, span, "description", |b| b.string(inner.next().expect("s"))),
+                Rule::description => {
+                    let d = self.string(inner.next().expect("s"));
+                    self.once(&mut r.description, span, "description", |_| Spanned::new(d, span))
+                }
                 Rule::severity => {
                     let s = inner.next().expect("sev");
                     let v = self.spanned(&s, s.as_str().to_string());
@@ -317,7 +320,8 @@ impl Builder<'_> {
                 }
                 Rule::tags => {
                     let tags = self.list_lit(inner.next().expect("tags"));
-                    r.tags = tags.into_iter().map(|t| scalar_text(&t.node)).collect();
+                    let tags = tags.into_iter().map(|t| scalar_text(&t.node)).collect();
+                    self.once(&mut r.tags, span, "tags", |_| Spanned::new(tags, span))
                 }
                 Rule::on_events => r.on.extend(inner.map(|e| self.spanned(&e, e.as_str().to_string()))),
                 Rule::when_clause => {

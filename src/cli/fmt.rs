@@ -1,0 +1,151 @@
+//! `warden fmt`: canonical formatting, and conversion between the language
+//! and its YAML/JSON form.
+
+use super::{EXIT_OK, EXIT_POLICY, EXIT_USAGE};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use warden::diag::SourceFile;
+use warden::syntax::{self, ast::PolicyFile, Format};
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum To {
+    /// The warden language.
+    Warden,
+    /// The syntax tree as YAML.
+    Yaml,
+    /// The syntax tree as JSON.
+    Json,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Policy files or directories to format (`-` reads stdin).
+    #[arg(value_name = "PATH", required = true)]
+    paths: Vec<PathBuf>,
+    /// Exit 1 and print a diff when a file is not formatted; change nothing.
+    #[arg(long, conflicts_with_all = ["write", "to"])]
+    check: bool,
+    /// Rewrite files in place (atomically: write a temp file, then rename).
+    #[arg(short = 'w', long, conflicts_with = "to")]
+    write: bool,
+    /// Convert to another form and print it.
+    #[arg(long, value_enum)]
+    to: Option<To>,
+}
+
+/// Render a tree in a form.
+pub(crate) fn render(tree: &PolicyFile, to: To) -> Result<String, String> {
+    match to {
+        To::Warden => Ok(syntax::print::print(tree)),
+        To::Yaml => syntax::to_yaml(tree).map_err(|e| e.to_string()),
+        To::Json => serde_json::to_string_pretty(tree).map(|s| s + "\n").map_err(|e| e.to_string()),
+    }
+}
+
+fn files(paths: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.as_os_str() == "-" {
+            let mut s = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| format!("cannot read stdin: {e}"))?;
+            out.push((PathBuf::from("<stdin>"), s));
+        } else {
+            out.extend(warden::policy::read_sources(&[p]).map_err(|e| e.to_string())?);
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) fn run(a: Args) -> i32 {
+    let sources = match files(&a.paths) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let mut status = EXIT_OK;
+    for (path, text) in sources {
+        let format = Format::of_path(&path).unwrap_or(Format::Warden);
+        let file = Arc::new(SourceFile { path: path.clone(), text });
+        let (tree, diags) = syntax::parse_file(&file, format);
+        if !diags.is_empty() {
+            let mut out = codespan_reporting::term::termcolor::StandardStream::stderr(codespan_reporting::term::termcolor::ColorChoice::Never);
+            super::render::human(&diags, &mut out);
+            status = EXIT_POLICY;
+            continue;
+        }
+        let to = a.to.unwrap_or(match format {
+            Format::Warden => To::Warden,
+            Format::Yaml => To::Yaml,
+            Format::Json => To::Json,
+        });
+        let formatted = match render(&tree, to) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                status = EXIT_USAGE;
+                continue;
+            }
+        };
+        if a.check {
+            if formatted != file.text {
+                println!("{}", diff(&path, &file.text, &formatted));
+                status = status.max(EXIT_POLICY);
+            }
+        } else if a.write {
+            if formatted != file.text {
+                if let Err(e) = write_atomic(&path, &formatted) {
+                    eprintln!("error: cannot write {}: {e}", path.display());
+                    status = EXIT_USAGE;
+                } else {
+                    eprintln!("formatted {}", path.display());
+                }
+            }
+        } else {
+            print!("{formatted}");
+        }
+    }
+    status
+}
+
+/// Write beside the target, then rename over it.
+fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.warden-fmt.{}", std::process::id()));
+    std::fs::write(&tmp, text)?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(&tmp, meta.permissions());
+    }
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// A small unified-style line diff (longest common subsequence).
+pub(crate) fn diff(path: &Path, old: &str, new: &str) -> String {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+        }
+    }
+    let mut out = format!("--- {p}\n+++ {p} (formatted)\n", p = path.display());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            i += 1;
+            j += 1;
+        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            out.push_str(&format!("{:>4} + {}\n", j + 1, b[j]));
+            j += 1;
+        } else {
+            out.push_str(&format!("{:>4} - {}\n", i + 1, a[i]));
+            i += 1;
+        }
+    }
+    out
+}

