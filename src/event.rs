@@ -129,6 +129,9 @@ pub enum Field {
     ExitCode,
     /// transform_llm_output: the reply text.
     ResponseText,
+    /// Internal (never written in a policy): the program names of the
+    /// parsed command line, which the prefilter of shell predicates reads.
+    ShellPrograms,
 }
 
 /// Top-level field names and the hooks that carry them (`None` = every hook).
@@ -205,6 +208,7 @@ impl Field {
             Field::Output => "output",
             Field::ExitCode => "exit_code",
             Field::ResponseText => "response_text",
+            Field::ShellPrograms => "<programs>",
         }
     }
 

@@ -31,6 +31,7 @@ pub mod eval;
 pub mod event;
 pub mod host;
 pub mod paths;
+pub mod shell;
 pub mod policy;
 pub mod syntax;
 

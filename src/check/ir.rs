@@ -105,6 +105,52 @@ pub enum Test {
     },
     /// The field is present (and not null).
     Exists,
+    /// A predicate over the parsed command line in the field.
+    Shell(ShellTest),
+}
+
+/// A checked shell predicate.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShellTest {
+    /// Some simple command runs one of `programs` and satisfies every qualifier.
+    Command {
+        /// Program names (`x*` = prefix).
+        programs: Vec<String>,
+        /// Qualifiers on the same command.
+        quals: Vec<Qual>,
+    },
+    /// What runs cannot be known statically.
+    Unknown,
+    /// A command in `from` feeds one in `to`.
+    Pipe {
+        /// Producers.
+        from: Vec<String>,
+        /// Consumers.
+        to: Vec<String>,
+    },
+    /// A write redirection's target lies under one of the paths.
+    RedirectUnder(Vec<String>),
+    /// A write redirection's target matches one of the globs.
+    RedirectGlob(Vec<String>),
+}
+
+/// A qualifier of a `command` predicate.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Qual {
+    /// Every flag present (names such as `recursive`, or raw `-f`).
+    Flags(Vec<String>),
+    /// At least one flag present.
+    AnyFlag(Vec<String>),
+    /// The leading positional words are one of these sequences.
+    Subcommand(Vec<Vec<String>>),
+    /// Some argument is not statically known.
+    DynamicArgs,
+    /// Some argument's path lies under one of the paths.
+    ArgUnder(Vec<String>),
+    /// Some argument's path is one of the paths.
+    ArgIs(Vec<String>),
+    /// Some argument's text satisfies the test.
+    Arg(Box<Test>),
 }
 
 /// The right-hand side of `path(x) under …`.

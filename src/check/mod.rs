@@ -482,7 +482,110 @@ impl Checker<'_> {
                 }
             }
             Cond::Compare(cmp) => self.compare(cmp, ctx),
+            Cond::Shell(pred) => self.shell(pred, ctx),
         }
+    }
+
+    fn shell(&mut self, pred: &Spanned<ast::ShellPred>, ctx: &mut Ctx) -> Expr {
+        use ast::ShellPred as P;
+        let span = pred.span;
+        let mut fields: Vec<Field> = Vec::new();
+        for h in ctx.hooks {
+            let f = match h {
+                Hook::PreToolCall | Hook::PostToolCall | Hook::TransformToolResult => {
+                    Field::Args(vec![PathSeg::Key("command".into())])
+                }
+                Hook::TransformTerminalOutput => Field::Command,
+                other => {
+                    self.diags.push(
+                        Diagnostic::error("shell-not-on-event", &ctx.file, span, format!("shell predicates do not apply to {}", other.name()))
+                            .with_label("no command line on this event")
+                            .with_help("shell predicates read `args.command` (tool events) or `command` (transform_terminal_output)"),
+                    );
+                    return Expr::Const(false);
+                }
+            };
+            if !fields.contains(&f) {
+                fields.push(f);
+            }
+        }
+        if fields.len() > 1 {
+            self.diags.push(
+                Diagnostic::error("shell-mixed-events", &ctx.file, span, "this rule's events hold the command line in different fields")
+                    .with_label("ambiguous command field")
+                    .with_help("split the rule: one for tool events (`args.command`), one for transform_terminal_output (`command`)"),
+            );
+            return Expr::Const(false);
+        }
+        let field = fields.pop().unwrap_or(Field::Args(vec![PathSeg::Key("command".into())]));
+        let test = match &pred.node {
+            P::Unknown => Some(ShellTest::Unknown),
+            P::Command { programs, with } => {
+                let programs = self.words(programs);
+                let mut quals = Vec::with_capacity(with.len());
+                for q in with {
+                    if let Some(q) = self.qual(q, span, ctx) {
+                        quals.push(q);
+                    }
+                }
+                Some(ShellTest::Command { programs, quals })
+            }
+            P::Pipe { from, to } => Some(ShellTest::Pipe { from: self.words(from), to: self.words(to) }),
+            P::Redirect { under: Some(o), .. } => self.paths_operand(o, span, ctx).map(ShellTest::RedirectUnder),
+            P::Redirect { glob: Some(o), .. } => self.paths_operand(o, span, ctx).and_then(|g| {
+                for p in &g {
+                    if let Err(e) = globset::Glob::new(p) {
+                        self.diags.push(Diagnostic::error("bad-glob", &ctx.file, span, format!("invalid glob `{p}`: {}", e.kind())).with_label("here"));
+                        return None;
+                    }
+                }
+                Some(ShellTest::RedirectGlob(g))
+            }),
+            P::Redirect { .. } => None,
+        };
+        match test {
+            Some(t) => Expr::Atom(Atom { field, test: Test::Shell(t), span }),
+            None => Expr::Const(false),
+        }
+    }
+
+    fn words(&mut self, w: &ast::Words) -> Vec<String> {
+        match w {
+            ast::Words::Quoted(s) => vec![s.clone()],
+            ast::Words::Bare(s) => match self.lists.get(s) {
+                Some((_, vals)) => vals.iter().map(|v| scalar_text(&v.node)).collect(),
+                None => vec![s.clone()],
+            },
+            ast::Words::List(v) => v.clone(),
+        }
+    }
+
+    fn paths_operand(&mut self, o: &Operand, span: Span, ctx: &Ctx) -> Option<Vec<String>> {
+        self.string_list(&Spanned::new(o.clone(), span), ctx).or_else(|| match o {
+            Operand::Value(Scalar::Str(s)) => Some(vec![s.clone()]),
+            _ => None,
+        })
+    }
+
+    fn qual(&mut self, q: &ast::ShellQual, span: Span, ctx: &mut Ctx) -> Option<Qual> {
+        use ast::ShellQual as Q;
+        Some(match q {
+            Q::Flags(w) => Qual::Flags(self.words(w)),
+            Q::AnyFlag(w) => Qual::AnyFlag(self.words(w)),
+            Q::Flag(f) => Qual::Flags(vec![f.clone()]),
+            Q::Subcommand(w) => Qual::Subcommand(self.words(w).iter().map(|s| s.split_whitespace().map(String::from).collect()).collect()),
+            Q::DynamicArgs => Qual::DynamicArgs,
+            Q::ArgUnder(o) => Qual::ArgUnder(self.paths_operand(o, span, ctx)?),
+            Q::ArgIs(o) => Qual::ArgIs(self.paths_operand(o, span, ctx)?),
+            Q::Arg { op, operand, nocase } => {
+                if *op == Op::Ne {
+                    self.type_error(ctx, span, "`arg !=` would hold for almost any command; write `not command … with arg == …`");
+                    return None;
+                }
+                let test = self.compare_test(*op, &Spanned::new(operand.clone(), span), *nocase, ctx)?;
+                Qual::Arg(Box::new(test))
+            }
+        })
     }
 
     fn macro_ref(&mut self, name: &Spanned<String>, ctx: &mut Ctx) -> Expr {
@@ -516,77 +619,72 @@ impl Checker<'_> {
 
     fn compare(&mut self, cmp: &ast::Compare, ctx: &mut Ctx) -> Expr {
         let Some(field) = self.field(&cmp.field.node, cmp.field.span, ctx) else { return Expr::Const(false) };
-        let nocase = cmp.nocase;
-        let span = cmp.field.span;
-        let atom = |test| Expr::Atom(Atom { field: field.clone(), test, span });
-        match cmp.op.node {
+        let op = if cmp.op.node == Op::Ne { Op::Eq } else { cmp.op.node };
+        let Some(test) = self.compare_test(op, &cmp.operand, cmp.nocase, ctx) else { return Expr::Const(false) };
+        let e = Expr::Atom(Atom { field, test, span: cmp.field.span });
+        if cmp.op.node == Op::Ne {
+            Expr::Not(Box::new(e))
+        } else {
+            e
+        }
+    }
+
+    /// The test an operator and operand make (`!=` is handled by the caller).
+    fn compare_test(&mut self, op: Op, operand: &Spanned<Operand>, nocase: bool, ctx: &Ctx) -> Option<Test> {
+        match op {
             Op::Eq | Op::Ne => {
-                let Operand::Value(v) = &cmp.operand.node else {
-                    self.type_error(ctx, cmp.operand.span, "`==` and `!=` compare with one value; use `in [...]` for a list");
-                    return Expr::Const(false);
+                let Operand::Value(v) = &operand.node else {
+                    self.type_error(ctx, operand.span, "`==` and `!=` compare with one value; use `in [...]` for a list");
+                    return None;
                 };
-                let e = atom(Test::Eq { value: v.clone(), nocase });
-                if cmp.op.node == Op::Ne {
-                    Expr::Not(Box::new(e))
-                } else {
-                    e
-                }
+                Some(Test::Eq { value: v.clone(), nocase })
             }
-            Op::In => match self.scalar_list(&cmp.operand, ctx) {
-                Some(values) => atom(Test::In { values, nocase }),
-                None => Expr::Const(false),
-            },
+            Op::In => self.scalar_list(operand, ctx).map(|values| Test::In { values, nocase }),
             Op::Contains | Op::StartsWith | Op::EndsWith => {
-                let needles = match &cmp.operand.node {
+                let needles = match &operand.node {
                     Operand::Value(Scalar::Str(s)) => Some(vec![s.clone()]),
-                    Operand::List(_) | Operand::Name(_) => self.string_list(&cmp.operand, ctx),
+                    Operand::List(_) | Operand::Name(_) => self.string_list(operand, ctx),
                     _ => {
-                        self.type_error(ctx, cmp.operand.span, &format!("`{}` takes a string or a list of strings", cmp.op.node.as_str()));
+                        self.type_error(ctx, operand.span, &format!("`{}` takes a string or a list of strings", op.as_str()));
                         None
                     }
-                };
-                let Some(needles) = needles else { return Expr::Const(false) };
-                atom(match cmp.op.node {
+                }?;
+                Some(match op {
                     Op::Contains => Test::Contains { needles, nocase },
                     Op::StartsWith => Test::StartsWith { needles, nocase },
                     _ => Test::EndsWith { needles, nocase },
                 })
             }
             Op::Matches => {
-                let Operand::Regex(re) = &cmp.operand.node else {
-                    self.type_error(ctx, cmp.operand.span, "`matches` takes a regex such as /pattern/i");
-                    return Expr::Const(false);
+                let Operand::Regex(re) = &operand.node else {
+                    self.type_error(ctx, operand.span, "`matches` takes a regex such as /pattern/i");
+                    return None;
                 };
                 let mut re = re.clone();
                 if nocase && !re.flags.contains('i') {
                     re.flags.push('i');
                 }
-                if self.check_regex(&ctx.file, &re) {
-                    atom(Test::Matches { regex: re.source() })
-                } else {
-                    Expr::Const(false)
-                }
+                self.check_regex(&ctx.file, &re).then(|| Test::Matches { regex: re.source() })
             }
             Op::Glob => {
-                let patterns = match &cmp.operand.node {
+                let patterns = match &operand.node {
                     Operand::Value(Scalar::Str(s)) => Some(vec![s.clone()]),
-                    Operand::List(_) | Operand::Name(_) => self.string_list(&cmp.operand, ctx),
+                    Operand::List(_) | Operand::Name(_) => self.string_list(operand, ctx),
                     _ => {
-                        self.type_error(ctx, cmp.operand.span, "`glob` takes a pattern string or a list of them");
+                        self.type_error(ctx, operand.span, "`glob` takes a pattern string or a list of them");
                         None
                     }
-                };
-                let Some(patterns) = patterns else { return Expr::Const(false) };
+                }?;
                 for p in &patterns {
                     if let Err(e) = globset::Glob::new(p) {
                         self.diags.push(
-                            Diagnostic::error("bad-glob", &ctx.file, cmp.operand.span, format!("invalid glob `{p}`: {}", e.kind()))
+                            Diagnostic::error("bad-glob", &ctx.file, operand.span, format!("invalid glob `{p}`: {}", e.kind()))
                                 .with_label("this pattern"),
                         );
-                        return Expr::Const(false);
+                        return None;
                     }
                 }
-                atom(Test::Glob { patterns })
+                Some(Test::Glob { patterns })
             }
         }
     }
@@ -994,5 +1092,13 @@ mod tests {
         assert!(valid_date("2027-03-31"));
         assert!(!valid_date("2027-13-01"));
         assert_eq!(today().len(), 10);
+    }
+}
+
+/// A scalar as plain text (strings without quotes).
+fn scalar_text(s: &Scalar) -> String {
+    match s {
+        Scalar::Str(s) => s.clone(),
+        other => other.to_json().to_string(),
     }
 }

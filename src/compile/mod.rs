@@ -17,7 +17,7 @@
 
 pub mod prefilter;
 
-use crate::check::ir::{self, Action, CheckedPolicy, Expr, Origin, Test, UnderTarget, ValueExpr};
+use crate::check::ir::{self, Action, CheckedPolicy, Expr, Origin, Qual, ShellTest, Test, UnderTarget, ValueExpr};
 use crate::event::{Field, Hook};
 use crate::syntax::ast::Scalar;
 use std::collections::HashSet;
@@ -108,6 +108,26 @@ pub(crate) enum CTest {
     Under(Vec<UnderPath>),
     UnderField(Field),
     Exists,
+    Shell(CShell),
+}
+
+/// A compiled shell predicate.
+pub(crate) enum CShell {
+    Command { programs: Vec<String>, quals: Vec<CQual> },
+    Unknown,
+    Pipe { from: Vec<String>, to: Vec<String> },
+    RedirectUnder(Vec<UnderPath>),
+    RedirectGlob(globset::GlobSet),
+}
+
+pub(crate) enum CQual {
+    Flags(Vec<String>),
+    AnyFlag(Vec<String>),
+    Subcommand(Vec<Vec<String>>),
+    DynamicArgs,
+    ArgUnder(Vec<UnderPath>),
+    ArgIs(Vec<UnderPath>),
+    Arg(Box<CTest>),
 }
 
 /// A literal `under` target: absolute once `~` is expanded, or relative to
@@ -323,27 +343,53 @@ impl Builder {
             Test::StartsWith { needles, nocase } => CTest::StartsWith { needles: fold(needles, *nocase), nocase: *nocase },
             Test::EndsWith { needles, nocase } => CTest::EndsWith { needles: fold(needles, *nocase), nocase: *nocase },
             Test::Matches { regex } => CTest::Matches(self.regex(regex, origin)?),
-            Test::Glob { patterns } => {
-                let mut b = globset::GlobSetBuilder::new();
-                for p in patterns {
-                    let g = globset::GlobBuilder::new(p)
-                        .literal_separator(true)
-                        .build()
-                        .map_err(|e| CompileError { location: origin.location(), message: e.to_string() })?;
-                    b.add(g);
-                }
-                CTest::Glob(b.build().map_err(|e| CompileError { location: origin.location(), message: e.to_string() })?)
-            }
-            Test::Under { target: UnderTarget::Paths(ps) } => CTest::Under(
-                ps.iter()
-                    .map(|p| match crate::paths::normalize(p, None, self.home.as_deref()) {
-                        Some(abs) => UnderPath::Abs(abs),
-                        None => UnderPath::Rel(p.clone()),
-                    })
-                    .collect(),
-            ),
+            Test::Glob { patterns } => CTest::Glob(self.globs(patterns, origin)?),
+            Test::Under { target: UnderTarget::Paths(ps) } => CTest::Under(self.under_paths(ps)),
             Test::Under { target: UnderTarget::Field(f) } => CTest::UnderField(f.clone()),
             Test::Exists => CTest::Exists,
+            Test::Shell(st) => CTest::Shell(self.shell(st, origin)?),
+        })
+    }
+
+    fn under_paths(&self, ps: &[String]) -> Vec<UnderPath> {
+        ps.iter()
+            .map(|p| match crate::paths::normalize(p, None, self.home.as_deref()) {
+                Some(abs) => UnderPath::Abs(abs),
+                None => UnderPath::Rel(p.clone()),
+            })
+            .collect()
+    }
+
+    fn globs(&self, patterns: &[String], origin: &Origin) -> Result<globset::GlobSet, CompileError> {
+        let err = |e: globset::Error| CompileError { location: origin.location(), message: e.to_string() };
+        let mut b = globset::GlobSetBuilder::new();
+        for p in patterns {
+            b.add(globset::GlobBuilder::new(p).literal_separator(true).build().map_err(err)?);
+        }
+        b.build().map_err(err)
+    }
+
+    fn shell(&self, st: &ShellTest, origin: &Origin) -> Result<CShell, CompileError> {
+        Ok(match st {
+            ShellTest::Command { programs, quals } => {
+                let mut out = Vec::with_capacity(quals.len());
+                for q in quals {
+                    out.push(match q {
+                        Qual::Flags(f) => CQual::Flags(f.clone()),
+                        Qual::AnyFlag(f) => CQual::AnyFlag(f.clone()),
+                        Qual::Subcommand(s) => CQual::Subcommand(s.clone()),
+                        Qual::DynamicArgs => CQual::DynamicArgs,
+                        Qual::ArgUnder(p) => CQual::ArgUnder(self.under_paths(p)),
+                        Qual::ArgIs(p) => CQual::ArgIs(self.under_paths(p)),
+                        Qual::Arg(t) => CQual::Arg(Box::new(self.test(t, origin)?)),
+                    });
+                }
+                CShell::Command { programs: programs.clone(), quals: out }
+            }
+            ShellTest::Unknown => CShell::Unknown,
+            ShellTest::Pipe { from, to } => CShell::Pipe { from: from.clone(), to: to.clone() },
+            ShellTest::RedirectUnder(p) => CShell::RedirectUnder(self.under_paths(p)),
+            ShellTest::RedirectGlob(g) => CShell::RedirectGlob(self.globs(g, origin)?),
         })
     }
 

@@ -9,7 +9,7 @@
 //! from `regex-syntax`'s prefix (then suffix) extraction.
 
 use super::{CAction, MatcherSet, Node};
-use crate::check::ir::Test;
+use crate::check::ir::{ShellTest, Test};
 use crate::event::{Field, Hook};
 use crate::syntax::ast::Scalar;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
@@ -45,7 +45,12 @@ impl Requirement {
     /// Higher is more selective: long literals, few of them, not on `tool`.
     fn score(&self) -> f64 {
         let min_len = self.lits.iter().map(String::len).min().unwrap_or(0) as f64;
-        let field_weight = if self.field == Field::Tool || self.field == Field::Event { 0.25 } else { 1.0 };
+        let field_weight = match self.field {
+            Field::Tool | Field::Event => 0.25,
+            // Exact program names of the parsed command line are very selective.
+            Field::ShellPrograms => 2.0,
+            _ => 1.0,
+        };
         field_weight * min_len.min(12.0) - 0.05 * self.lits.len() as f64
     }
 }
@@ -145,12 +150,30 @@ fn atom_requirement(field: &Field, test: &Test) -> Option<Requirement> {
             needles.iter().map(|s| fold(s, *nocase)).collect::<Option<Vec<_>>>()?
         }
         Test::Matches { regex } => regex_literals(regex)?,
+        Test::Shell(st) => return shell_requirement(field, st),
         _ => return None,
     };
     if lits.is_empty() || lits.iter().any(String::is_empty) || lits.len() > MAX_LITS {
         return None;
     }
     Some(Requirement { field: field.clone(), lits })
+}
+
+/// Shell predicates filter on the program names of the parsed command line
+/// (never on its raw text: `r''m` must still reach an `rm` rule), except a
+/// write redirection, which always shows a literal `>` in the text.
+fn shell_requirement(field: &Field, st: &ShellTest) -> Option<Requirement> {
+    let programs = match st {
+        ShellTest::Command { programs, .. } => programs,
+        ShellTest::Pipe { from, .. } => from,
+        ShellTest::RedirectUnder(_) | ShellTest::RedirectGlob(_) => {
+            return Some(Requirement { field: field.clone(), lits: vec![">".into()] })
+        }
+        ShellTest::Unknown => return None,
+    };
+    let lits: Vec<String> = programs.iter().map(|p| p.trim_end_matches('*').to_ascii_lowercase()).collect();
+    (!lits.is_empty() && lits.iter().all(|l| !l.is_empty()) && lits.len() <= MAX_LITS)
+        .then(|| Requirement { field: Field::ShellPrograms, lits })
 }
 
 /// Literal for the case-insensitive automaton. Non-ASCII `nocase` literals

@@ -10,7 +10,9 @@
 pub mod values;
 
 use crate::check::ir::{Template, TemplatePart};
-use crate::compile::{CAction, CAtom, CTest, CValue, MatcherSet, Node, UnderPath};
+use crate::compile::{CAction, CAtom, CQual, CShell, CTest, CValue, MatcherSet, Node, UnderPath};
+use crate::event::Field;
+use crate::shell;
 use crate::event::{Event, Hook};
 use crate::syntax::ast::Scalar;
 use serde::Serialize;
@@ -108,34 +110,18 @@ pub struct Verdict {
 }
 
 /// Per-evaluation state: the event and the candidate bitset.
-struct Run<'a> {
-    set: &'a MatcherSet,
-    event: &'a Event,
+pub(crate) struct Run<'a> {
+    pub(crate) set: &'a MatcherSet,
+    pub(crate) event: &'a Event,
+    /// The command line parsed once, on first need.
+    shell: std::cell::OnceCell<Option<shell::Analysis>>,
 }
 
 impl MatcherSet {
-    /// Candidate rules for `event` after the literal prefilter, in policy order.
-    pub(crate) fn candidates(&self, event: &Event) -> Vec<u64> {
-        let idx = self.index(event.hook);
-        let mut bits = idx.base.clone();
-        for f in &idx.filters {
-            for_each_value(event, &f.field, &mut |v| {
-                let text = v.as_text();
-                for m in f.automaton.find_overlapping_iter(text.as_ref()) {
-                    for &r in &f.targets[m.pattern().as_usize()] {
-                        bits[r as usize / 64] |= 1 << (r % 64);
-                    }
-                }
-                false
-            });
-        }
-        bits
-    }
-
     /// Evaluate one event.
     pub fn evaluate(&self, event: &Event) -> Verdict {
-        let bits = self.candidates(event);
-        let run = Run { set: self, event };
+        let run = Run::new(self, event);
+        let bits = run.candidates();
         let mut matched: Vec<u32> = Vec::new();
         let mut exempted = Vec::new();
         for (w, word) in bits.iter().enumerate() {
@@ -159,6 +145,55 @@ impl MatcherSet {
             }
         }
         run.verdict(&matched, exempted)
+    }
+}
+
+impl<'a> Run<'a> {
+    pub(crate) fn new(set: &'a MatcherSet, event: &'a Event) -> Run<'a> {
+        Run { set, event, shell: std::cell::OnceCell::new() }
+    }
+
+    /// The parsed command line of the event (`args.command`, or `command`
+    /// on transform_terminal_output), if it has one.
+    pub(crate) fn shell(&self) -> Option<&shell::Analysis> {
+        self.shell
+            .get_or_init(|| {
+                let text = match self.event.hook {
+                    Hook::TransformTerminalOutput => self.event.command.as_deref(),
+                    _ => self.event.args.get("command").and_then(Value::as_str),
+                }?;
+                let opts = shell::Options { cwd: self.event.cwd.as_deref(), home: self.set.home.as_deref(), ..Default::default() };
+                Some(shell::analyze(text, &opts))
+            })
+            .as_ref()
+    }
+
+    /// Candidate rules after the literal prefilter, as a bitset in policy order.
+    pub(crate) fn candidates(&self) -> Vec<u64> {
+        let idx = self.set.index(self.event.hook);
+        let mut bits = idx.base.clone();
+        for f in &idx.filters {
+            let mut mark = |text: &str| {
+                for m in f.automaton.find_overlapping_iter(text) {
+                    for &r in &f.targets[m.pattern().as_usize()] {
+                        bits[r as usize / 64] |= 1 << (r % 64);
+                    }
+                }
+            };
+            if f.field == Field::ShellPrograms {
+                if let Some(a) = self.shell() {
+                    for c in &a.commands {
+                        mark(&c.program);
+                    }
+                }
+                continue;
+            }
+            for_each_value(self.event, &f.field, &mut |v| {
+                mark(&v.as_text());
+                false
+            });
+        }
+        bits
     }
 }
 
@@ -238,8 +273,10 @@ impl Run<'_> {
     }
 
     fn atom(&self, a: &CAtom) -> bool {
-        if let CTest::Exists = a.test {
-            return for_each_value(self.event, &a.field, &mut |v| !matches!(v, Val::Json(Value::Null)));
+        match &a.test {
+            CTest::Exists => return for_each_value(self.event, &a.field, &mut |v| !matches!(v, Val::Json(Value::Null))),
+            CTest::Shell(st) => return self.shell().is_some_and(|an| shell_test(st, an, self.event, self.set.home.as_deref())),
+            _ => {}
         }
         let home = self.set.home.as_deref();
         for_each_value(self.event, &a.field, &mut |v| test_value(&a.test, &v, self.event, home))
@@ -296,12 +333,7 @@ fn test_value(t: &CTest, v: &Val, event: &Event, home: Option<&str>) -> bool {
         CTest::Matches(re) => re.get().is_some_and(|re| re.is_match(&v.as_text())),
         CTest::Glob(g) => g.is_match(v.as_text().as_ref()),
         CTest::Under(targets) => {
-            let Some(p) = crate::paths::normalize(&v.as_text(), event.cwd.as_deref(), home) else { return false };
-            targets.iter().any(|t| match t {
-                UnderPath::Abs(dir) => crate::paths::is_under(&p, dir),
-                UnderPath::Rel(rel) => crate::paths::normalize(rel, event.cwd.as_deref(), home)
-                    .is_some_and(|dir| crate::paths::is_under(&p, &dir)),
-            })
+            crate::paths::normalize(&v.as_text(), event.cwd.as_deref(), home).is_some_and(|p| under_any(&p, targets, event, home))
         }
         CTest::UnderField(f) => {
             let Some(p) = crate::paths::normalize(&v.as_text(), event.cwd.as_deref(), home) else { return false };
@@ -310,6 +342,68 @@ fn test_value(t: &CTest, v: &Val, event: &Event, home: Option<&str>) -> bool {
             })
         }
         CTest::Exists => true,
+        // Shell predicates read the parsed command line, handled in `Run::atom`.
+        CTest::Shell(_) => false,
+    }
+}
+
+fn under_any(path: &str, targets: &[UnderPath], event: &Event, home: Option<&str>) -> bool {
+    targets.iter().any(|t| match t {
+        UnderPath::Abs(dir) => crate::paths::is_under(path, dir),
+        UnderPath::Rel(rel) => {
+            crate::paths::normalize(rel, event.cwd.as_deref(), home).is_some_and(|dir| crate::paths::is_under(path, &dir))
+        }
+    })
+}
+
+/// `/x/*` counts as `/x`: deleting everything in a directory is deleting it.
+fn is_any(path: &str, targets: &[UnderPath], event: &Event, home: Option<&str>) -> bool {
+    let base = path.strip_suffix("/*").map(|b| if b.is_empty() { "/" } else { b }).unwrap_or(path);
+    targets.iter().any(|t| match t {
+        UnderPath::Abs(dir) => base == dir,
+        UnderPath::Rel(rel) => crate::paths::normalize(rel, event.cwd.as_deref(), home).is_some_and(|dir| base == dir),
+    })
+}
+
+fn shell_test(st: &CShell, an: &shell::Analysis, event: &Event, home: Option<&str>) -> bool {
+    fn names(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    match st {
+        CShell::Unknown => an.has_unknown(),
+        CShell::Pipe { from, to } => an.feeds_any(&names(from), &names(to)),
+        CShell::RedirectUnder(targets) => an
+            .redirects()
+            .any(|(_, r)| r.writes() && r.path.as_deref().is_some_and(|p| under_any(p, targets, event, home))),
+        CShell::RedirectGlob(g) => an
+            .redirects()
+            .any(|(_, r)| r.writes() && (g.is_match(&r.target) || r.path.as_deref().is_some_and(|p| g.is_match(p)))),
+        CShell::Command { programs, quals } => an.commands.iter().any(|c| {
+            programs.iter().any(|p| shell::program_matches(p, &c.program)) && quals.iter().all(|q| qual(q, c, event, home))
+        }),
+    }
+}
+
+fn flag_present(c: &shell::SimpleCommand, name: &str) -> bool {
+    if name.starts_with('-') {
+        c.has_flag(&[name])
+    } else {
+        c.flag(name)
+    }
+}
+
+fn qual(q: &CQual, c: &shell::SimpleCommand, event: &Event, home: Option<&str>) -> bool {
+    match q {
+        CQual::Flags(f) => f.iter().all(|n| flag_present(c, n)),
+        CQual::AnyFlag(f) => f.iter().any(|n| flag_present(c, n)),
+        CQual::Subcommand(seqs) => seqs.iter().any(|seq| {
+            let mut subs = c.subcommands();
+            seq.iter().all(|w| subs.next() == Some(w.as_str()))
+        }),
+        CQual::DynamicArgs => c.has_dynamic_args(),
+        CQual::ArgUnder(t) => c.paths().any(|p| under_any(p, t, event, home)),
+        CQual::ArgIs(t) => c.paths().any(|p| is_any(p, t, event, home)),
+        CQual::Arg(t) => c.args.iter().any(|a| test_value(t, &Val::Str(&a.text), event, home)),
     }
 }
 

@@ -66,6 +66,8 @@ pub fn for_each_value<'a>(event: &'a Event, field: &Field, f: &mut dyn FnMut(Val
         Field::Output => opt(&event.output, f),
         Field::ExitCode => event.exit_code.is_some_and(|c| f(Val::Int(c))),
         Field::ResponseText => opt(&event.response_text, f),
+        // Read through the evaluator's parsed command line, not the event.
+        Field::ShellPrograms => false,
     }
 }
 

@@ -307,6 +307,84 @@ pub enum Cond {
     Exists(Spanned<FieldPath>),
     /// `path(FIELD) under TARGET`.
     Under(Under),
+    /// A predicate over the parsed command line (`command rm with …`).
+    Shell(Spanned<ShellPred>),
+}
+
+/// A predicate over the simple commands a command line would run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShellPred {
+    /// `command PROGRAMS [with QUAL, …]`: some simple command runs one of
+    /// the programs and satisfies every qualifier.
+    Command {
+        /// Program names (`python*` matches by prefix).
+        programs: Words,
+        /// Qualifiers that must all hold for the same command.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        with: Vec<ShellQual>,
+    },
+    /// `command unknown`: what runs cannot be known statically.
+    Unknown,
+    /// `pipe from A to B`: output of a command in A feeds one in B.
+    Pipe {
+        /// Producers.
+        from: Words,
+        /// Consumers.
+        to: Words,
+    },
+    /// `redirect to under PATHS` / `redirect to glob PATTERNS`: a write redirection's target.
+    Redirect {
+        /// Under one of these paths.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        under: Option<Operand>,
+        /// Matching one of these globs.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        glob: Option<Operand>,
+    },
+}
+
+/// Words in a shell predicate: one (quoted or bare) or a list.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Words {
+    /// A quoted word: always literal.
+    Quoted(String),
+    /// A bare word: a `list` name if one exists, else literal.
+    Bare(String),
+    /// `[a, b]`.
+    List(Vec<String>),
+}
+
+/// A qualifier of `command … with`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShellQual {
+    /// `flags [a, b]`: every flag present.
+    Flags(Words),
+    /// `any_flag [a, b]`: at least one present.
+    AnyFlag(Words),
+    /// `flag a`.
+    Flag(String),
+    /// `subcommand push` / `subcommand ["delete namespace"]`: the leading
+    /// positional words.
+    Subcommand(Words),
+    /// `dynamic_args`: some argument is not statically known.
+    DynamicArgs,
+    /// `arg under PATHS`: some argument's path lies under one.
+    ArgUnder(Operand),
+    /// `arg is PATHS`: some argument's path is one (`/*` counts as `/`).
+    ArgIs(Operand),
+    /// `arg OP OPERAND [nocase]`: some argument's text satisfies the test.
+    Arg {
+        /// The operator.
+        op: Op,
+        /// The operand.
+        operand: Operand,
+        /// Ignore case.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        nocase: bool,
+    },
 }
 
 /// A comparison atom.

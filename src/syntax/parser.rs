@@ -478,6 +478,11 @@ impl Builder<'_> {
                 c
             }
             Rule::atom => self.condition(p.into_inner().next().expect("atom")),
+            Rule::shell_command | Rule::shell_pipe | Rule::shell_redirect => {
+                let span = self.span(&p);
+                let pred = self.shell(p);
+                Cond::Shell(Spanned::new(pred, span))
+            }
             Rule::bool_lit => Cond::Const(p.as_str().starts_with('t')),
             Rule::macro_ref => Cond::Ref(self.spanned(&p, p.as_str().to_string())),
             Rule::exists_test => Cond::Exists(self.field(p.into_inner().next().expect("field"))),
@@ -501,6 +506,80 @@ impl Builder<'_> {
                 Cond::Compare(Compare { field, op, operand, nocase })
             }
             other => unreachable!("unexpected condition node {other:?}"),
+        }
+    }
+
+    fn shell(&mut self, p: Pair<Rule>) -> ShellPred {
+        match p.as_rule() {
+            Rule::shell_command => {
+                let mut it = p.into_inner();
+                let first = it.next().expect("programs");
+                if first.as_rule() == Rule::kw_unknown {
+                    return ShellPred::Unknown;
+                }
+                let programs = self.words(first);
+                let with = it.map(|q| self.qual(q.into_inner().next().expect("qual"))).collect();
+                ShellPred::Command { programs, with }
+            }
+            Rule::shell_pipe => {
+                let mut it = p.into_inner();
+                let from = self.words(it.next().expect("from"));
+                let to = self.words(it.next().expect("to"));
+                ShellPred::Pipe { from, to }
+            }
+            _ => {
+                let t = p.into_inner().next().expect("redirect test");
+                let is_under = t.as_rule() == Rule::redir_under;
+                let o = self.operand(t.into_inner().next().expect("target"));
+                if is_under {
+                    ShellPred::Redirect { under: Some(o), glob: None }
+                } else {
+                    ShellPred::Redirect { under: None, glob: Some(o) }
+                }
+            }
+        }
+    }
+
+    fn qual(&mut self, q: Pair<Rule>) -> ShellQual {
+        let kind = q.as_rule();
+        if kind == Rule::q_dynamic {
+            return ShellQual::DynamicArgs;
+        }
+        let mut it = q.into_inner();
+        let inner = it.next().expect("qual body");
+        match kind {
+            Rule::q_flags => ShellQual::Flags(self.words(inner)),
+            Rule::q_any_flag => ShellQual::AnyFlag(self.words(inner)),
+            Rule::q_flag => ShellQual::Flag(self.word(inner)),
+            Rule::q_subcommand => ShellQual::Subcommand(self.words(inner)),
+            _ => match inner.as_rule() {
+                Rule::arg_under => ShellQual::ArgUnder(self.operand(inner.into_inner().next().expect("t"))),
+                Rule::arg_is => ShellQual::ArgIs(self.operand(inner.into_inner().next().expect("t"))),
+                _ => {
+                    let mut it = inner.into_inner();
+                    let op = parse_op(it.next().expect("op").as_str());
+                    let operand = self.operand(it.next().expect("operand"));
+                    let nocase = it.next().is_some();
+                    ShellQual::Arg { op, operand, nocase }
+                }
+            },
+        }
+    }
+
+    fn words(&mut self, p: Pair<Rule>) -> Words {
+        let inner = p.into_inner().next().expect("words");
+        match inner.as_rule() {
+            Rule::word_list => Words::List(inner.into_inner().map(|w| self.word(w)).collect()),
+            Rule::string => Words::Quoted(self.string(inner)),
+            _ => Words::Bare(inner.as_str().to_string()),
+        }
+    }
+
+    fn word(&mut self, p: Pair<Rule>) -> String {
+        if p.as_rule() == Rule::string {
+            self.string(p)
+        } else {
+            p.as_str().to_string()
         }
     }
 

@@ -205,6 +205,7 @@ fn first_span(c: &Cond) -> Option<usize> {
         Cond::Compare(c) => Some(c.field.span.start),
         Cond::Exists(f) => Some(f.span.start),
         Cond::Under(u) => Some(u.field.span.start),
+        Cond::Shell(s) => Some(s.span.start),
     }
     .filter(|s| *s > 0)
 }
@@ -246,6 +247,7 @@ pub fn cond(c: &Cond, _parent: u8) -> String {
         Cond::Ref(r) => r.node.clone(),
         Cond::Exists(f) => format!("{} exists", f.node),
         Cond::Under(u) => format!("path({}) under {}", u.field.node, operand(&u.target.node)),
+        Cond::Shell(s) => shell(&s.node),
         Cond::Compare(c) => {
             let mut s = format!("{} {} {}", c.field.node, c.op.node.as_str(), operand(&c.operand.node));
             if c.nocase {
@@ -253,6 +255,57 @@ pub fn cond(c: &Cond, _parent: u8) -> String {
             }
             s
         }
+    }
+}
+
+fn shell(p: &ShellPred) -> String {
+    match p {
+        ShellPred::Unknown => "command unknown".into(),
+        ShellPred::Command { programs, with } => {
+            let mut s = format!("command {}", words(programs));
+            for (i, q) in with.iter().enumerate() {
+                s.push_str(if i == 0 { " with " } else { ", " });
+                s.push_str(&match q {
+                    ShellQual::Flags(w) => format!("flags {}", words(w)),
+                    ShellQual::AnyFlag(w) => format!("any_flag {}", words(w)),
+                    ShellQual::Flag(f) => format!("flag {}", word(f)),
+                    ShellQual::Subcommand(w) => format!("subcommand {}", words(w)),
+                    ShellQual::DynamicArgs => "dynamic_args".into(),
+                    ShellQual::ArgUnder(o) => format!("arg under {}", operand(o)),
+                    ShellQual::ArgIs(o) => format!("arg is {}", operand(o)),
+                    ShellQual::Arg { op, operand: o, nocase } => {
+                        format!("arg {} {}{}", op.as_str(), operand(o), if *nocase { " nocase" } else { "" })
+                    }
+                });
+            }
+            s
+        }
+        ShellPred::Pipe { from, to } => format!("pipe from {} to {}", words(from), words(to)),
+        ShellPred::Redirect { under, glob } => match (under, glob) {
+            (Some(u), _) => format!("redirect to under {}", operand(u)),
+            (None, Some(g)) => format!("redirect to glob {}", operand(g)),
+            (None, None) => "redirect to under []".into(),
+        },
+    }
+}
+
+fn words(w: &Words) -> String {
+    match w {
+        Words::Quoted(s) => string(s),
+        Words::Bare(s) => s.clone(),
+        Words::List(v) => format!("[{}]", v.iter().map(|s| word(s)).collect::<Vec<_>>().join(", ")),
+    }
+}
+
+/// A word bare when it can be read back as one, else quoted.
+fn word(s: &str) -> String {
+    let bare = !s.is_empty()
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-.*+/:".contains(c))
+        && !["with", "to", "unknown", "exists"].contains(&s);
+    if bare {
+        s.to_string()
+    } else {
+        string(s)
     }
 }
 

@@ -1,0 +1,781 @@
+//! warden's redaction engine.
+//!
+//! # How a text is scanned
+//! 1. **One Aho-Corasick pass** (DFA, ASCII case-insensitive, overlapping) over the text finds
+//!    every keyword hit of every rule. Keywords come from the rule (`keywords [...]`) or, when
+//!    it has none, from the rarest literal set the regex requires (see `literals.rs`).
+//! 2. For every hit, a **window** is opened around it: the rule's maximum match length on each
+//!    side (from `Hir::properties().maximum_len()`, capped at [`BOUNDED_CAP`]); rules whose
+//!    regex is unbounded use [`UNBOUNDED_WINDOW`] and grow the window (doubling, up to
+//!    [`MAX_WINDOW`]) when a match touches its edge. Windows are merged per rule, and only
+//!    windows are searched by the rule's regex — no rule ever scans the whole text.
+//! 3. Rules without any usable literal run as one multi-pattern pass: a single alternation
+//!    regex of all of them finds anchor positions, and each keywordless rule is then confirmed
+//!    only in a window around each anchor (the same window / merge machinery as keywords).
+//! 4. Every match is confirmed: capture group, allow-list (values and patterns), entropy floor,
+//!    validator, and "is this already a placeholder". Survivors from all rules are merged
+//!    leftmost-longest (overlapping / touching-inside spans become one finding, the leftmost
+//!    then longest then earliest-declared rule names it) and replaced.
+//!
+//! Regexes are compiled lazily, per rule, on the first window that reaches them
+//! (`OnceLock`), so a hook process pays only for the rules its text reaches. Patterns are
+//! compiled as byte regexes with Unicode **off** (`\d \w \s \b` are ASCII, `(?i)` is ASCII
+//! case folding), which keeps every rule inside the lazy DFA; a pattern that needs Unicode
+//! (`\p{..}`) is compiled with Unicode on automatically.
+
+mod json;
+mod literals;
+mod stream;
+mod validate;
+
+pub use stream::{STREAM_CHUNK, STREAM_MAX_OVERLAP};
+pub use validate::{shannon_entropy, Validator};
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::{Arc, OnceLock};
+
+/// Window per side for regexes whose maximum match length is known and at most this.
+pub const BOUNDED_CAP: usize = 512;
+/// Initial window per side for regexes without a (small) maximum length.
+pub const UNBOUNDED_WINDOW: usize = 1024;
+/// Largest window per side a growing window may reach; a longer match is cut there.
+pub const MAX_WINDOW: usize = 64 * 1024;
+/// Regex size limits (compiled program / lazy DFA cache), per rule.
+const REGEX_SIZE_LIMIT: usize = 4 << 20;
+const DFA_SIZE_LIMIT: usize = 2 << 20;
+
+/// One redaction rule as the compile stage hands it over.
+#[derive(Debug, Clone)]
+pub struct DetectorSpec {
+    pub id: String,
+    pub replacement: Replacement,
+    pub regex: String,
+    pub capture: Option<usize>,
+    pub keywords: Vec<String>,
+    pub validator: Option<Validator>,
+    pub min_entropy: Option<f64>,
+    pub allow_values: Vec<String>,
+    pub allow_patterns: Vec<String>,
+    pub keys: bool,
+}
+
+impl DetectorSpec {
+    /// A spec with defaults (label replacement, no capture, no keywords).
+    pub fn new(id: impl Into<String>, regex: impl Into<String>, replacement: Replacement) -> DetectorSpec {
+        DetectorSpec {
+            id: id.into(),
+            replacement,
+            regex: regex.into(),
+            capture: None,
+            keywords: Vec::new(),
+            validator: None,
+            min_entropy: None,
+            allow_values: Vec::new(),
+            allow_patterns: Vec::new(),
+            keys: false,
+        }
+    }
+
+    /// Full check for `warden check`: compiles the regex and the allow patterns now.
+    pub fn validate(&self) -> Result<(), RedactError> {
+        let (hir, unicode) = parse(&self.id, &self.regex)?;
+        let re = build_regex(&self.regex, unicode).map_err(|e| RedactError::Regex { id: self.id.clone(), msg: e })?;
+        if let Some(c) = self.capture {
+            if c >= re.captures_len() {
+                return Err(RedactError::Capture { id: self.id.clone(), group: c, groups: re.captures_len() - 1 });
+            }
+        }
+        drop(hir);
+        for p in &self.allow_patterns {
+            build_regex(p, true).map_err(|e| RedactError::Regex { id: self.id.clone(), msg: format!("allow pattern: {e}") })?;
+        }
+        Ok(())
+    }
+}
+
+/// What replaces a finding.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Replacement {
+    /// Fixed text, e.g. `[REDACTED:aws-access-key]`.
+    Label(String),
+    /// Keep the first `keep` bytes of the secret (at most a third of it), then `…` and `label`:
+    /// `sk-ant…[REDACTED]`. Meant for vendor prefixes, so `keep` should not exceed the prefix.
+    Prefix { label: String, keep: usize },
+    /// `[NAME_n]`, numbered per distinct value within one input (per stream for streams).
+    Numbered(String),
+    /// The whole input is replaced by this message; `withheld_by` names the rule.
+    Withhold(String),
+}
+
+impl Replacement {
+    fn label(&self) -> &str {
+        match self {
+            Replacement::Label(l) | Replacement::Withhold(l) | Replacement::Numbered(l) => l,
+            Replacement::Prefix { label, .. } => label,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RedactError {
+    #[error("redaction rule `{id}`: invalid regex: {msg}")]
+    Regex { id: String, msg: String },
+    #[error("redaction rule `{id}`: capture group {group} does not exist (the regex has {groups})")]
+    Capture { id: String, group: usize, groups: usize },
+    #[error("redaction rule `{id}`: {msg}")]
+    Spec { id: String, msg: String },
+    #[error("duplicate redaction rule id `{0}`")]
+    Duplicate(String),
+}
+
+/// One redacted span. Never carries the secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub rule_id: Arc<str>,
+    /// Index of the rule in the spec list given to [`Redactor::new`].
+    pub rule: usize,
+    pub label: Arc<str>,
+    /// Byte span in the input (`[start, end)`), on UTF-8 character boundaries.
+    pub start: usize,
+    pub end: usize,
+}
+
+/// The result of a redaction.
+#[derive(Debug, Clone)]
+pub struct Redaction<'a> {
+    pub text: Cow<'a, str>,
+    pub findings: Vec<Finding>,
+    /// Set when a `Withhold` rule fired: the whole text was replaced and this names the rule.
+    pub withheld_by: Option<Arc<str>>,
+}
+
+impl Redaction<'_> {
+    pub fn changed(&self) -> bool {
+        matches!(self.text, Cow::Owned(_))
+    }
+    pub fn into_owned(self) -> Redaction<'static> {
+        Redaction { text: Cow::Owned(self.text.into_owned()), findings: self.findings, withheld_by: self.withheld_by }
+    }
+}
+
+struct Compiled {
+    re: Regex,
+    allow: Option<RegexSet>,
+    /// Window size per side.
+    side: usize,
+    /// true if every match is at most `side` long (no window growth needed).
+    bounded: bool,
+}
+
+struct Rule {
+    spec: DetectorSpec,
+    id: Arc<str>,
+    label: Arc<str>,
+    unicode: bool,
+    /// maximum match length per `Hir` (None = unbounded)
+    max_len: Option<usize>,
+    compiled: OnceLock<Result<Compiled, String>>,
+}
+
+impl Rule {
+    fn compiled(&self) -> &Result<Compiled, String> {
+        self.compiled.get_or_init(|| {
+            let re = build_regex(&self.spec.regex, self.unicode)?;
+            let allow = if self.spec.allow_patterns.is_empty() {
+                None
+            } else {
+                Some(
+                    RegexSetBuilder::new(&self.spec.allow_patterns)
+                        .size_limit(REGEX_SIZE_LIMIT)
+                        .build()
+                        .map_err(|e| e.to_string())?,
+                )
+            };
+            let (side, bounded) = match self.max_len {
+                Some(m) if m <= BOUNDED_CAP => (m.max(1), true),
+                _ => (UNBOUNDED_WINDOW, false),
+            };
+            Ok(Compiled { re, allow, side, bounded })
+        })
+    }
+}
+
+/// The compiled redactor: immutable, `Send + Sync`, cheap to share behind an `Arc`.
+pub struct Redactor {
+    rules: Vec<Rule>,
+    ac: Option<AhoCorasick>,
+    /// AC pattern index -> rules anchored on it
+    kw_rules: Vec<Vec<u32>>,
+    kw_list: Vec<Vec<u8>>,
+    keywordless: Vec<u32>,
+    /// every replacement text, to recognise placeholders (idempotence)
+    placeholders: Vec<String>,
+    numbered_prefixes: Vec<String>,
+    placeholder_first: [bool; 256],
+    /// all placeholders (labels, withhold messages, numbered prefixes) in one automaton
+    placeholder_ac: Option<AhoCorasick>,
+    /// keywordless rules: one alternation regex used only to find anchor positions
+    anchor_re: OnceLock<Result<Regex, String>>,
+    max_placeholder: usize,
+    #[allow(dead_code)]
+    any_keys: bool,
+    overlap: usize,
+}
+
+/// A confirmed candidate before merging: secret span and rule index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cand {
+    pub start: usize,
+    pub end: usize,
+    pub rule: u32,
+}
+
+fn parse(id: &str, src: &str) -> Result<(Hir, bool), RedactError> {
+    let ascii = regex_syntax::ParserBuilder::new().unicode(false).utf8(false).build().parse(src);
+    match ascii {
+        Ok(h) => Ok((h, false)),
+        Err(_) => regex_syntax::ParserBuilder::new()
+            .build()
+            .parse(src)
+            .map(|h| (h, true))
+            .map_err(|e| RedactError::Regex { id: id.to_string(), msg: e.to_string() }),
+    }
+}
+use regex_syntax::hir::Hir;
+
+fn build_regex(src: &str, unicode: bool) -> Result<Regex, String> {
+    RegexBuilder::new(src)
+        .unicode(unicode)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(DFA_SIZE_LIMIT)
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+/// Per-input numbering state for `Numbered` replacements. Keys are hashes of the values, so
+/// no secret is retained.
+#[derive(Default)]
+pub(crate) struct Numbering {
+    seen: HashMap<(u32, u64), usize>,
+    next: HashMap<u32, usize>,
+    hasher: std::collections::hash_map::RandomState,
+}
+
+impl Numbering {
+    fn number(&mut self, label_key: u32, value: &[u8]) -> usize {
+        let mut h = self.hasher.build_hasher();
+        h.write(value);
+        let k = (label_key, h.finish());
+        if let Some(&n) = self.seen.get(&k) {
+            return n;
+        }
+        let c = self.next.entry(label_key).or_insert(0);
+        *c += 1;
+        self.seen.insert(k, *c);
+        *c
+    }
+}
+
+#[inline]
+fn floor_char(b: &[u8], mut i: usize) -> usize {
+    while i > 0 && i < b.len() && (b[i] & 0xC0) == 0x80 {
+        i -= 1;
+    }
+    i
+}
+#[inline]
+fn ceil_char(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && (b[i] & 0xC0) == 0x80 {
+        i += 1;
+    }
+    i
+}
+
+impl Redactor {
+    /// Build a redactor. Parses every regex (syntax errors are reported here) and builds the
+    /// keyword automaton; regexes themselves are compiled lazily.
+    pub fn new(specs: Vec<DetectorSpec>) -> Result<Redactor, RedactError> {
+        let mut rules = Vec::with_capacity(specs.len());
+        let mut kw_index: HashMap<Vec<u8>, usize> = HashMap::new();
+        let mut kw_list: Vec<Vec<u8>> = Vec::new();
+        let mut kw_rules: Vec<Vec<u32>> = Vec::new();
+        let mut keywordless = Vec::new();
+        let mut ids = std::collections::HashSet::new();
+        let mut placeholders = Vec::new();
+        let mut numbered_prefixes = Vec::new();
+        let mut any_keys = false;
+        let mut overlap = 256usize;
+        for (i, spec) in specs.into_iter().enumerate() {
+            if !ids.insert(spec.id.clone()) {
+                return Err(RedactError::Duplicate(spec.id));
+            }
+            if spec.regex.is_empty() {
+                return Err(RedactError::Spec { id: spec.id, msg: "empty regex".into() });
+            }
+            let (hir, unicode) = parse(&spec.id, &spec.regex)?;
+            let max_len = hir.properties().maximum_len();
+            if let Some(c) = spec.capture {
+                let groups = hir.properties().explicit_captures_len();
+                if c > groups {
+                    return Err(RedactError::Capture { id: spec.id, group: c, groups });
+                }
+            }
+            let kws: Vec<Vec<u8>> = if spec.keywords.is_empty() {
+                literals::required_keywords(&hir).unwrap_or_default()
+            } else {
+                spec.keywords.iter().filter(|k| !k.is_empty()).map(|k| k.as_bytes().to_ascii_lowercase()).collect()
+            };
+            if kws.is_empty() {
+                keywordless.push(i as u32);
+            }
+            for k in kws {
+                let idx = *kw_index.entry(k.clone()).or_insert_with(|| {
+                    kw_list.push(k);
+                    kw_rules.push(Vec::new());
+                    kw_list.len() - 1
+                });
+                if kw_rules[idx].last() != Some(&(i as u32)) {
+                    kw_rules[idx].push(i as u32);
+                }
+            }
+            overlap = overlap.max(match max_len {
+                Some(m) if m <= BOUNDED_CAP => m,
+                _ => UNBOUNDED_WINDOW * 2,
+            });
+            match &spec.replacement {
+                Replacement::Numbered(n) => numbered_prefixes.push(format!("[{n}_")),
+                r => placeholders.push(r.label().to_string()),
+            }
+            any_keys |= spec.keys;
+            let id: Arc<str> = spec.id.as_str().into();
+            let label: Arc<str> = spec.replacement.label().into();
+            rules.push(Rule { spec, id, label, unicode, max_len, compiled: OnceLock::new() });
+        }
+        placeholders.retain(|p| !p.is_empty());
+        placeholders.sort();
+        placeholders.dedup();
+        numbered_prefixes.sort();
+        numbered_prefixes.dedup();
+        let mut placeholder_first = [false; 256];
+        for p in placeholders.iter().chain(numbered_prefixes.iter()) {
+            placeholder_first[p.as_bytes()[0] as usize] = true;
+        }
+        let placeholder_ac = if placeholders.is_empty() && numbered_prefixes.is_empty() {
+            None
+        } else {
+            AhoCorasick::builder()
+                .match_kind(MatchKind::Standard)
+                .build(placeholders.iter().chain(numbered_prefixes.iter()))
+                .ok()
+        };
+        let max_placeholder = placeholders.iter().chain(numbered_prefixes.iter()).map(|p| p.len() + 8).max().unwrap_or(0);
+        let ac = if kw_list.is_empty() {
+            None
+        } else {
+            Some(
+                AhoCorasick::builder()
+                    .kind(Some(AhoCorasickKind::DFA))
+                    .match_kind(MatchKind::Standard)
+                    .ascii_case_insensitive(true)
+                    .build(kw_list.iter())
+                    .map_err(|e| RedactError::Spec { id: "<keywords>".into(), msg: e.to_string() })?,
+            )
+        };
+        Ok(Redactor {
+            rules,
+            ac,
+            kw_rules,
+            kw_list,
+            keywordless,
+            placeholders,
+            numbered_prefixes,
+            placeholder_first,
+            placeholder_ac,
+            anchor_re: OnceLock::new(),
+            max_placeholder,
+            any_keys,
+            overlap: overlap.min(stream::STREAM_MAX_OVERLAP),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.rules.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+    /// The id of rule `i`.
+    pub fn rule_id(&self, i: usize) -> &str {
+        &self.rules[i].id
+    }
+    /// Number of rules that run in the keywordless (RegexSet) pass.
+    pub fn keywordless_rules(&self) -> usize {
+        self.keywordless.len()
+    }
+    /// The (lower-cased) keywords rule `i` is anchored on; empty = keywordless pass.
+    pub fn keywords_of(&self, i: usize) -> Vec<String> {
+        self.kw_rules
+            .iter()
+            .enumerate()
+            .filter(|(_, rs)| rs.contains(&(i as u32)))
+            .map(|(p, _)| String::from_utf8_lossy(&self.kw_list[p]).into_owned())
+            .collect()
+    }
+    /// Bytes of context the stream mode keeps between chunks.
+    pub fn stream_overlap(&self) -> usize {
+        self.overlap
+    }
+
+    /// Plain-text redaction.
+    pub fn redact_text<'a>(&self, text: &'a str) -> Redaction<'a> {
+        let mut numbering = Numbering::default();
+        let cands = self.candidates(text.as_bytes(), 0, text.len(), false);
+        self.apply_text(text, cands, &mut numbering)
+    }
+
+    /// Structure-aware redaction: JSON input (object / array) is redacted inside its string
+    /// values (and keys for rules with `keys`), and the output is valid JSON of the same
+    /// shape. Anything else is redacted as text.
+    pub fn redact<'a>(&self, input: &'a str) -> Redaction<'a> {
+        let first = input.bytes().find(|b| !b.is_ascii_whitespace());
+        if matches!(first, Some(b'{') | Some(b'[')) {
+            if let Some(r) = json::redact_json(self, input) {
+                return r;
+            }
+        }
+        self.redact_text(input)
+    }
+
+    /// Findings only (no output text): "does this text carry a credential?".
+    pub fn detects(&self, text: &str) -> impl Iterator<Item = Finding> + '_ {
+        let cands = self.candidates(text.as_bytes(), 0, text.len(), false);
+        let merged = merge(cands);
+        merged.into_iter().map(move |c| self.finding(c, 0))
+    }
+
+    /// True if any rule fires on `text`.
+    pub fn is_sensitive(&self, text: &str) -> bool {
+        self.detects(text).next().is_some()
+    }
+
+    /// Streaming redaction with bounded memory; see `stream.rs` for chunking.
+    pub fn redact_stream<R: std::io::Read, W: std::io::Write>(&self, r: R, w: W) -> std::io::Result<Vec<Finding>> {
+        stream::redact_stream(self, r, w, STREAM_CHUNK)
+    }
+
+    /// Same with an explicit chunk size (tests, tuning).
+    pub fn redact_stream_chunked<R: std::io::Read, W: std::io::Write>(
+        &self,
+        r: R,
+        w: W,
+        chunk: usize,
+    ) -> std::io::Result<Vec<Finding>> {
+        stream::redact_stream(self, r, w, chunk.max(16))
+    }
+
+    pub(crate) fn finding(&self, c: Cand, base: usize) -> Finding {
+        let r = &self.rules[c.rule as usize];
+        Finding { rule_id: r.id.clone(), rule: c.rule as usize, label: r.label.clone(), start: c.start + base, end: c.end + base }
+    }
+
+    pub(crate) fn rule_spec(&self, i: u32) -> &DetectorSpec {
+        &self.rules[i as usize].spec
+    }
+    #[allow(dead_code)]
+    pub(crate) fn any_keys(&self) -> bool {
+        self.any_keys
+    }
+
+    /// All confirmed candidates whose match lies in `hay[lo..hi]` (with `hay` as context),
+    /// unmerged. `keys_only`: only rules with `keys` set.
+    pub(crate) fn candidates(&self, hay: &[u8], lo: usize, hi: usize, keys_only: bool) -> Vec<Cand> {
+        let mut out = Vec::new();
+        let region = &hay[..hi];
+        if let Some(ac) = &self.ac {
+            // (rule, win_start, win_end)
+            let mut wins: Vec<(u32, usize, usize)> = Vec::new();
+            for m in ac.find_overlapping_iter(&region[lo..]) {
+                let (ms, me) = (m.start() + lo, m.end() + lo);
+                for &r in &self.kw_rules[m.pattern().as_usize()] {
+                    let rule = &self.rules[r as usize];
+                    if keys_only && !rule.spec.keys {
+                        continue;
+                    }
+                    let side = match rule.max_len {
+                        Some(m) if m <= BOUNDED_CAP => m.max(1),
+                        _ => UNBOUNDED_WINDOW,
+                    };
+                    wins.push((r, ms.saturating_sub(side).max(lo), (me + side).min(hi)));
+                }
+            }
+            if !wins.is_empty() {
+                wins.sort_unstable();
+                let mut i = 0;
+                while i < wins.len() {
+                    let (r, s, mut e) = wins[i];
+                    let mut j = i + 1;
+                    while j < wins.len() && wins[j].0 == r && wins[j].1 <= e {
+                        e = e.max(wins[j].2);
+                        j += 1;
+                    }
+                    self.confirm(r, hay, s, e, lo, hi, &mut out);
+                    i = j;
+                }
+            }
+        }
+        if !self.keywordless.is_empty() {
+            let anchor = self.anchor_re.get_or_init(|| {
+                let alt: Vec<String> = self.keywordless.iter().map(|&r| format!("(?:{})", self.rules[r as usize].spec.regex)).collect();
+                let uni = self.keywordless.iter().any(|&r| self.rules[r as usize].unicode);
+                RegexBuilder::new(&alt.join("|"))
+                    .unicode(uni)
+                    .size_limit(REGEX_SIZE_LIMIT * 4)
+                    .dfa_size_limit(DFA_SIZE_LIMIT * 4)
+                    .build()
+                    .map_err(|e| e.to_string())
+            });
+            match anchor {
+                Ok(anchor) => {
+                    let mut wins: Vec<(u32, usize, usize)> = Vec::new();
+                    for m in anchor.find_iter(&region[lo..]) {
+                        let (ms, me) = (m.start() + lo, m.end() + lo);
+                        for &r in &self.keywordless {
+                            let rule = &self.rules[r as usize];
+                            if keys_only && !rule.spec.keys {
+                                continue;
+                            }
+                            let side = match rule.max_len {
+                                Some(m) if m <= BOUNDED_CAP => m.max(1),
+                                _ => UNBOUNDED_WINDOW,
+                            };
+                            wins.push((r, ms.saturating_sub(side).max(lo), (me + side).min(hi)));
+                        }
+                    }
+                    wins.sort_unstable();
+                    let mut i = 0;
+                    while i < wins.len() {
+                        let (r, st, mut e) = wins[i];
+                        let mut j = i + 1;
+                        while j < wins.len() && wins[j].0 == r && wins[j].1 <= e {
+                            e = e.max(wins[j].2);
+                            j += 1;
+                        }
+                        self.confirm(r, hay, st, e, lo, hi, &mut out);
+                        i = j;
+                    }
+                }
+                Err(_) => {
+                    for &r in &self.keywordless {
+                        self.confirm(r, hay, lo, hi, lo, hi, &mut out);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Run rule `r` over the window `[ws, we)`, growing it (within `[lo, hi)`) when an
+    /// unbounded match touches an edge. Pushes confirmed secret spans.
+    #[allow(clippy::too_many_arguments)]
+    fn confirm(&self, r: u32, hay: &[u8], mut ws: usize, mut we: usize, lo: usize, hi: usize, out: &mut Vec<Cand>) {
+        let rule = &self.rules[r as usize];
+        let c = match rule.compiled() {
+            Ok(c) => c,
+            Err(_) => {
+                // A rule that cannot compile fails closed: the whole window is a finding.
+                out.push(Cand { start: ws, end: we, rule: r });
+                return;
+            }
+        };
+        let mark = out.len();
+        let mut grow = c.side;
+        'outer: loop {
+            out.truncate(mark);
+            let h = &hay[..we];
+            let mut pos = ws;
+            while pos <= we {
+                let (ms, me, ss, se) = if let Some(g) = rule.spec.capture {
+                    match c.re.captures_at(h, pos) {
+                        None => break,
+                        Some(caps) => {
+                            let m = caps.get(0).unwrap();
+                            match caps.get(g) {
+                                Some(s) => (m.start(), m.end(), s.start(), s.end()),
+                                None => (m.start(), m.end(), m.end(), m.end()),
+                            }
+                        }
+                    }
+                } else {
+                    match c.re.find_at(h, pos) {
+                        None => break,
+                        Some(m) => (m.start(), m.end(), m.start(), m.end()),
+                    }
+                };
+                if !c.bounded && grow < MAX_WINDOW && ((ms == ws && ws > lo) || (me == we && we < hi)) {
+                    grow *= 2;
+                    if ms == ws && ws > lo {
+                        ws = ws.saturating_sub(grow).max(lo);
+                    }
+                    if me == we && we < hi {
+                        we = (we + grow).min(hi);
+                    }
+                    continue 'outer;
+                }
+                if se > ss && self.accept(rule, &hay[ss..se]) && !self.overlaps_placeholder(hay, ss, se) {
+                    out.push(Cand { start: floor_char(hay, ss), end: ceil_char(hay, se), rule: r });
+                }
+                pos = if me > ms { me } else { ceil_char(hay, me + 1) };
+            }
+            break;
+        }
+    }
+
+    fn accept(&self, rule: &Rule, secret: &[u8]) -> bool {
+        let spec = &rule.spec;
+        if self.is_placeholder(secret) {
+            return false;
+        }
+        if !spec.allow_values.is_empty() && spec.allow_values.iter().any(|v| v.as_bytes() == secret) {
+            return false;
+        }
+        if let Some(min) = spec.min_entropy {
+            if shannon_entropy(secret) < min {
+                return false;
+            }
+        }
+        if let Some(v) = spec.validator {
+            if !v.check(secret) {
+                return false;
+            }
+        }
+        if let Ok(Compiled { allow: Some(set), .. }) = rule.compiled() {
+            if set.is_match(secret) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// A secret that contains one of our own replacement texts is a previous redaction.
+    fn is_placeholder(&self, s: &[u8]) -> bool {
+        if s.len() < 3 {
+            return false;
+        }
+        if memchr::memmem::find(s, b"REDACTED").is_some() || memchr::memmem::find(s, "…".as_bytes()).is_some() {
+            return true;
+        }
+        match &self.placeholder_ac {
+            Some(ac) => s.iter().any(|b| self.placeholder_first[*b as usize]) && ac.is_match(s),
+            None => false,
+        }
+    }
+
+    /// Does `[ss, se)` overlap one of our own placeholders in `hay`? (A regex such as
+    /// `user:pass@` can match across `[REDACTED:x]` without containing it whole.)
+    fn overlaps_placeholder(&self, hay: &[u8], ss: usize, se: usize) -> bool {
+        let lo = ss.saturating_sub(self.max_placeholder);
+        let hi = (se + self.max_placeholder).min(hay.len());
+        let win = &hay[lo..hi];
+        if !win.iter().any(|b| self.placeholder_first[*b as usize]) {
+            return false;
+        }
+        let ac = match &self.placeholder_ac {
+            Some(ac) => ac,
+            None => return false,
+        };
+        let nplain = self.placeholders.len();
+        for m in ac.find_overlapping_iter(win) {
+            let a = lo + m.start();
+            let mut b = lo + m.end();
+            if m.pattern().as_usize() >= nplain {
+                // numbered prefix `[NAME_`: the placeholder runs to the next `]`
+                b = win[m.end()..].iter().position(|&c| c == b']').map(|e| lo + m.end() + e + 1).unwrap_or(b);
+            }
+            if a < se && b > ss {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The replacement text for a merged candidate whose secret is `secret`.
+    pub(crate) fn replacement(&self, c: Cand, secret: &[u8], numbering: &mut Numbering, out: &mut Vec<u8>) {
+        match &self.rules[c.rule as usize].spec.replacement {
+            Replacement::Label(l) | Replacement::Withhold(l) => out.extend_from_slice(l.as_bytes()),
+            Replacement::Prefix { label, keep } => {
+                let k = (*keep).min(secret.len() / 3);
+                let k = floor_char(secret, k);
+                out.extend_from_slice(&secret[..k]);
+                out.extend_from_slice("…".as_bytes());
+                out.extend_from_slice(label.as_bytes());
+            }
+            Replacement::Numbered(n) => {
+                // number per label name, shared by all rules using that name
+                let key = self.numbered_prefixes.iter().position(|p| &p[1..p.len() - 1] == n.as_str()).unwrap_or(0) as u32;
+                let num = numbering.number(key, secret);
+                out.push(b'[');
+                out.extend_from_slice(n.as_bytes());
+                out.push(b'_');
+                out.extend_from_slice(num.to_string().as_bytes());
+                out.push(b']');
+            }
+        }
+    }
+
+    pub(crate) fn withhold_rule(&self, merged: &[Cand]) -> Option<u32> {
+        merged.iter().find(|c| matches!(self.rules[c.rule as usize].spec.replacement, Replacement::Withhold(_))).map(|c| c.rule)
+    }
+
+    fn apply_text<'a>(&self, text: &'a str, cands: Vec<Cand>, numbering: &mut Numbering) -> Redaction<'a> {
+        if cands.is_empty() {
+            return Redaction { text: Cow::Borrowed(text), findings: Vec::new(), withheld_by: None };
+        }
+        let merged = merge(cands);
+        let findings: Vec<Finding> = merged.iter().map(|&c| self.finding(c, 0)).collect();
+        if let Some(r) = self.withhold_rule(&merged) {
+            let rule = &self.rules[r as usize];
+            return Redaction { text: Cow::Owned(rule.label.to_string()), findings, withheld_by: Some(rule.id.clone()) };
+        }
+        let b = text.as_bytes();
+        let mut out = Vec::with_capacity(b.len());
+        let mut last = 0;
+        for &c in &merged {
+            out.extend_from_slice(&b[last..c.start]);
+            self.replacement(c, &b[c.start..c.end], numbering, &mut out);
+            last = c.end;
+        }
+        out.extend_from_slice(&b[last..]);
+        // spans are on char boundaries and replacements are UTF-8
+        let s = String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        Redaction { text: Cow::Owned(s), findings, withheld_by: None }
+    }
+}
+
+/// Leftmost-longest merge: sort by start, then longest, then rule order; overlapping spans
+/// are unioned and named by the first one.
+pub(crate) fn merge(mut cands: Vec<Cand>) -> Vec<Cand> {
+    if cands.len() <= 1 {
+        return cands;
+    }
+    cands.sort_unstable_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(a.rule.cmp(&b.rule)));
+    let mut out: Vec<Cand> = Vec::with_capacity(cands.len());
+    for c in cands {
+        if let Some(last) = out.last_mut() {
+            if c.start < last.end {
+                if c.end > last.end {
+                    last.end = c.end;
+                }
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

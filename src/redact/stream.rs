@@ -1,0 +1,116 @@
+//! Streaming redaction with bounded memory.
+//!
+//! The reader is consumed into a buffer laid out as `[context | chunk | lookahead]`:
+//! - `chunk` ([`STREAM_CHUNK`], 64 KiB by default) is what one round commits (writes out);
+//! - `lookahead` = `overlap` = [`Redactor::stream_overlap`] (the largest window any rule needs:
+//!   its maximum match length, or 2 KiB for unbounded rules; never more than
+//!   [`STREAM_MAX_OVERLAP`]) is scanned but not committed, so a secret that starts in the chunk
+//!   and straddles the boundary is seen whole;
+//! - `context` (also `overlap` bytes, already written) is kept so that a match whose key part
+//!   (`password = "`) lies before the boundary and whose secret lies after it is still found,
+//!   and `\b` / look-behind see the real preceding bytes.
+//!
+//! A finding is applied in the round in which its secret *starts* inside the committed region;
+//! the commit point is extended to the end of that finding. Memory is therefore bounded by
+//! `chunk + 2 * overlap` bytes of input plus the output of one round, independent of the
+//! stream's length. Finding spans are offsets in the whole stream. `Numbered` replacements are
+//! consistent across the whole stream (the map holds value hashes, not values).
+//!
+//! `Withhold` in a stream: bytes already written cannot be recalled, so from the round that
+//! finds the withheld content on, the message is written once and nothing else is; the rest
+//! of the input is still read so that the findings list is complete.
+
+use super::{floor_char, merge, Numbering, Redactor, Replacement};
+use std::io::{self, Read, Write};
+
+pub const STREAM_CHUNK: usize = 64 * 1024;
+pub const STREAM_MAX_OVERLAP: usize = 16 * 1024;
+
+fn fill<R: Read>(r: &mut R, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
+    // returns true at EOF
+    while buf.len() < want {
+        let old = buf.len();
+        buf.resize(want, 0);
+        match r.read(&mut buf[old..]) {
+            Ok(0) => {
+                buf.truncate(old);
+                return Ok(true);
+            }
+            Ok(n) => buf.truncate(old + n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(old),
+            Err(e) => {
+                buf.truncate(old);
+                return Err(e);
+            }
+        }
+    }
+    Ok(false)
+}
+
+pub(super) fn redact_stream<R: Read, W: Write>(
+    rd: &Redactor,
+    mut r: R,
+    mut w: W,
+    chunk: usize,
+) -> io::Result<Vec<super::Finding>> {
+    let overlap = rd.stream_overlap();
+    let mut buf: Vec<u8> = Vec::with_capacity(chunk + 2 * overlap + 8);
+    let mut out: Vec<u8> = Vec::with_capacity(chunk + overlap);
+    let mut ctx = 0usize; // buf[..ctx] was already written
+    let mut base = 0usize; // stream offset of buf[0]
+    let mut eof = false;
+    let mut findings = Vec::new();
+    let mut numbering = Numbering::default();
+    let mut withheld = false;
+    loop {
+        if !eof {
+            eof = fill(&mut r, &mut buf, ctx + chunk + overlap)?;
+        }
+        let hi = buf.len();
+        if hi == ctx {
+            break;
+        }
+        let commit = if eof { hi } else { floor_char(&buf, hi - overlap).max(ctx + 1) };
+        let cands = merge(rd.candidates(&buf, 0, hi, false));
+        let mut last = ctx;
+        let mut out_end = commit;
+        out.clear();
+        for c in cands {
+            if c.start < ctx {
+                continue;
+            }
+            if c.start >= commit {
+                break;
+            }
+            findings.push(rd.finding(c, base));
+            if withheld {
+                continue;
+            }
+            out.extend_from_slice(&buf[last..c.start]);
+            if let Replacement::Withhold(msg) = &rd.rule_spec(c.rule).replacement {
+                withheld = true;
+                out.clear();
+                out.extend_from_slice(msg.as_bytes());
+                w.write_all(&out)?;
+                out.clear();
+                continue;
+            }
+            rd.replacement(c, &buf[c.start..c.end], &mut numbering, &mut out);
+            last = c.end;
+            out_end = out_end.max(c.end);
+        }
+        if !withheld {
+            out.extend_from_slice(&buf[last.min(out_end)..out_end]);
+            w.write_all(&out)?;
+        }
+        if eof && out_end >= hi {
+            break;
+        }
+        let keep_from = floor_char(&buf, out_end.saturating_sub(overlap));
+        buf.drain(..keep_from);
+        base += keep_from;
+        ctx = out_end - keep_from;
+    }
+    w.flush()?;
+    Ok(findings)
+}

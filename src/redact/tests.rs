@@ -1,0 +1,243 @@
+use super::*;
+
+fn label(id: &str, re: &str, l: &str) -> DetectorSpec {
+    DetectorSpec::new(id, re, Replacement::Label(l.into()))
+}
+
+fn small() -> Redactor {
+    let mut aws_secret = label(
+        "secret.aws_secret",
+        r#"(?i)aws_?secret_?access_?key\s*[=:]\s*["']?([A-Za-z0-9/+]{40})\b"#,
+        "[REDACTED:aws-secret-key]",
+    );
+    aws_secret.capture = Some(1);
+    let mut pw = label("secret.password_field", r#"(?i)\b(?:password|passwd|secret)["']?\s*[=:]\s*["']?([^\s"'&]{6,})"#, "[REDACTED:password]");
+    pw.capture = Some(1);
+    pw.min_entropy = Some(2.5);
+    let mut card = label("pii.card", r"\b(?:\d[ -]?){12,18}\d\b", "[REDACTED:card]");
+    card.validator = Some(Validator::Luhn);
+    let mut email = DetectorSpec::new("pii.email", r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b", Replacement::Numbered("EMAIL".into()));
+    email.keywords = vec!["@".into()];
+    let mut openai = DetectorSpec::new(
+        "secret.openai",
+        r"\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}",
+        Replacement::Prefix { label: "[REDACTED]".into(), keep: 3 },
+    );
+    openai.keywords = vec!["sk-".into()];
+    let mut aws = label("secret.aws_access_key", r"\b((?:AKIA|ASIA)[A-Z2-7]{16})\b", "[REDACTED:aws-access-key]");
+    aws.capture = Some(1);
+    aws.allow_values = vec!["AKIAIOSFODNN7EXAMPLE".into()];
+    let pk = DetectorSpec::new(
+        "secret.private_key",
+        r"-----BEGIN[A-Z ]{0,30} PRIVATE KEY( BLOCK)?-----",
+        Replacement::Withhold("[Withheld: the result contained a private key]".into()),
+    );
+    let mut ghp = label("secret.github_pat", r"\bgh[pousr]_[A-Za-z0-9]{36}\b", "[REDACTED:github-token]");
+    ghp.validator = None;
+    let mut long = label("secret.long_unbounded", r"LONGTOKEN[a-z]+", "[REDACTED:long]");
+    long.keywords = vec!["longtoken".into()];
+    let mut jkey = label("secret.key_in_keys", r"\bsekrit_[a-z0-9]{8}\b", "[REDACTED:k]");
+    jkey.keys = true;
+    Redactor::new(vec![aws_secret, pw, card, email, openai, aws, pk, ghp, long, jkey]).unwrap()
+}
+
+#[test]
+fn basic_label_and_capture() {
+    let r = small();
+    let t = "export AWS_ACCESS_KEY_ID=AKIAQ3EGPLVZ5XKJRM7T rest";
+    let o = r.redact_text(t);
+    assert_eq!(o.text, "export AWS_ACCESS_KEY_ID=[REDACTED:aws-access-key] rest");
+    assert_eq!(o.findings.len(), 1);
+    assert_eq!(&*o.findings[0].rule_id, "secret.aws_access_key");
+    assert_eq!(&t[o.findings[0].start..o.findings[0].end], "AKIAQ3EGPLVZ5XKJRM7T");
+    // allow value
+    assert!(!r.redact_text("key AKIAIOSFODNN7EXAMPLE").changed());
+    // lowercase mid-line secret key
+    let t = "cfg: aws_secret_access_key = 'wJalrXUtnFEMIK7MDENGbPxRfiCYzq8e3Lq4Zp0a' done";
+    assert_eq!(r.redact_text(t).text, "cfg: aws_secret_access_key = '[REDACTED:aws-secret-key]' done");
+}
+
+#[test]
+fn clean_text_is_borrowed() {
+    let r = small();
+    let o = r.redact_text("fn main() { println!(\"hello\"); }");
+    assert!(matches!(o.text, Cow::Borrowed(_)));
+    assert!(o.findings.is_empty());
+}
+
+#[test]
+fn validators_filter() {
+    let r = small();
+    assert_eq!(r.redact_text("card 4539 1488 0343 6467 ok").text, "card [REDACTED:card] ok");
+    assert!(!r.redact_text("card 4539 1488 0343 6468 ok").changed());
+}
+
+#[test]
+fn numbered_consistent() {
+    let r = small();
+    let o = r.redact_text("a@x.io b@y.org a@x.io");
+    assert_eq!(o.text, "[EMAIL_1] [EMAIL_2] [EMAIL_1]");
+}
+
+#[test]
+fn prefix_style() {
+    let r = small();
+    let o = r.redact_text("key=sk-proj-AbCdEfGhIjKlMnOpQrStUvWx1234 end");
+    assert_eq!(o.text, "key=sk-…[REDACTED] end");
+}
+
+#[test]
+fn withhold() {
+    let r = small();
+    let o = r.redact_text("here:\n-----BEGIN RSA PRIVATE KEY-----\nMIIE...\n-----END RSA PRIVATE KEY-----\n");
+    assert_eq!(o.text, "[Withheld: the result contained a private key]");
+    assert_eq!(o.withheld_by.as_deref(), Some("secret.private_key"));
+}
+
+#[test]
+fn overlaps_merge_and_idempotent() {
+    let r = small();
+    // password field whose value is also an OpenAI key: one span, no fragment left
+    let t = "password=sk-AbCdEfGhIjKlMnOpQrStUvWx99 tail";
+    let o = r.redact_text(t);
+    assert_eq!(o.findings.len(), 1, "{:?}", o.findings);
+    assert!(!o.text.contains("AbCd"));
+    let again = r.redact_text(&o.text);
+    assert_eq!(again.text, o.text);
+    let t2 = "secret: hunter2hunter2x and a@b.co and AKIAQ3EGPLVZ5XKJRM7T";
+    let o2 = r.redact_text(t2);
+    assert_eq!(r.redact_text(&o2.text).text, o2.text);
+    assert!(r.redact_text(&o2.text).findings.is_empty());
+}
+
+#[test]
+fn unbounded_window_grows() {
+    let r = small();
+    let body = "a".repeat(5000);
+    let t = format!("x LONGTOKEN{body} y");
+    let o = r.redact_text(&t);
+    assert_eq!(o.text, "x [REDACTED:long] y");
+}
+
+#[test]
+fn json_shape_kept() {
+    let r = small();
+    let j = r#"{"user":"bob","password":"Tr0ub4dor&3xyz","nested":[{"note":"mail a@x.io"}],"n":4539148803436467,"sekrit_abcd1234":1}"#;
+    let o = r.redact(j);
+    let v: serde_json::Value = serde_json::from_str(&o.text).expect("valid json");
+    assert_eq!(v["user"], "bob");
+    assert_eq!(v["password"], "[REDACTED:password]&3xyz"); // value stops at '&'
+    assert_eq!(v["nested"][0]["note"], "mail [EMAIL_1]");
+    assert_eq!(v["n"], "[REDACTED:card]");
+    assert!(v.get("[REDACTED:k]").is_some(), "{}", o.text);
+    for f in &o.findings {
+        assert!(f.end <= j.len());
+    }
+}
+
+#[test]
+fn json_escaped_strings() {
+    let r = small();
+    let j = r#"{"out":"line1\nAKIAQ3EGPLVZ5XKJRM7T\t\u0041KIAQ3EGPLVZ5XKJRM7X"}"#;
+    let o = r.redact(j);
+    let v: serde_json::Value = serde_json::from_str(&o.text).unwrap();
+    assert_eq!(v["out"], "line1\n[REDACTED:aws-access-key]\t[REDACTED:aws-access-key]");
+    assert_eq!(o.findings.len(), 2);
+    assert_eq!(&j[o.findings[0].start..o.findings[0].end], "AKIAQ3EGPLVZ5XKJRM7T");
+}
+
+#[test]
+fn json_invalid_falls_back_to_text() {
+    let r = small();
+    let o = r.redact("{not json AKIAQ3EGPLVZ5XKJRM7T");
+    assert_eq!(o.text, "{not json [REDACTED:aws-access-key]");
+}
+
+struct Trickle<'a>(&'a [u8], usize, usize);
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.2 = (self.2 * 7 + 3) % 13 + 1;
+        let n = self.2.min(buf.len()).min(self.0.len() - self.1);
+        buf[..n].copy_from_slice(&self.0[self.1..self.1 + n]);
+        self.1 += n;
+        Ok(n)
+    }
+}
+
+#[test]
+fn stream_matches_text_at_every_boundary_position() {
+    let r = small();
+    let chunk = 64;
+    let secrets = [
+        "AKIAQ3EGPLVZ5XKJRM7T",
+        "aws_secret_access_key=wJalrXUtnFEMIK7MDENGbPxRfiCYzq8e3Lq4Zp0a",
+        "4539 1488 0343 6467",
+        "someone@example.org",
+    ];
+    for s in secrets {
+        for off in 0..(chunk * 2 + 40) {
+            let text = format!("{}{} {}", "x ".repeat(off / 2), if off % 2 == 1 { " " } else { "" }, s) + &" tail".repeat(30);
+            let want = r.redact_text(&text);
+            let mut out = Vec::new();
+            let f = r.redact_stream_chunked(text.as_bytes(), &mut out, chunk).unwrap();
+            assert_eq!(String::from_utf8(out.clone()).unwrap(), want.text, "secret {s} off {off}");
+            assert_eq!(f, want.findings, "secret {s} off {off}");
+            let mut out2 = Vec::new();
+            let f2 = r.redact_stream_chunked(Trickle(text.as_bytes(), 0, off), &mut out2, chunk).unwrap();
+            assert_eq!(out2, out);
+            assert_eq!(f2, f);
+        }
+    }
+}
+
+#[test]
+fn stream_big_input_bounded() {
+    let r = small();
+    let mut text = String::new();
+    for i in 0..20000 {
+        text.push_str(&format!("line {i} some log text here "));
+        if i % 97 == 0 {
+            text.push_str("AKIAQ3EGPLVZ5XKJRM7T ");
+        }
+    }
+    let want = r.redact_text(&text);
+    let mut out = Vec::new();
+    let f = r.redact_stream(text.as_bytes(), &mut out).unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), want.text);
+    assert_eq!(f.len(), want.findings.len());
+}
+
+#[test]
+fn unicode_text_spans_on_boundaries() {
+    let r = small();
+    let t = "héllo wörld password=ünïcødé密码密码 AKIAQ3EGPLVZ5XKJRM7T ✓";
+    let o = r.redact_text(t);
+    for f in &o.findings {
+        assert!(t.is_char_boundary(f.start) && t.is_char_boundary(f.end));
+    }
+    assert!(o.text.contains("[REDACTED:aws-access-key] ✓"));
+}
+
+#[test]
+fn errors() {
+    assert!(matches!(Redactor::new(vec![label("a", "(unclosed", "x")]), Err(RedactError::Regex { .. })));
+    let mut s = label("a", "abc(d)", "x");
+    s.capture = Some(3);
+    assert!(matches!(Redactor::new(vec![s]), Err(RedactError::Capture { .. })));
+    assert!(matches!(Redactor::new(vec![label("a", "abc", "x"), label("a", "abd", "x")]), Err(RedactError::Duplicate(_))));
+}
+
+#[test]
+fn detects_api() {
+    let r = small();
+    assert!(r.is_sensitive("my key is AKIAQ3EGPLVZ5XKJRM7T"));
+    assert!(!r.is_sensitive("nothing here"));
+    let f: Vec<_> = r.detects("a@b.io and AKIAQ3EGPLVZ5XKJRM7T").collect();
+    assert_eq!(f.len(), 2);
+}
+
+#[test]
+fn send_sync() {
+    fn ss<T: Send + Sync>() {}
+    ss::<Redactor>();
+}

@@ -1,0 +1,339 @@
+//! Validators and the entropy floor: cheap checks that run on a confirmed regex match
+//! (the secret span) before it becomes a finding.
+//!
+//! Semantics: a validator **filters**. A candidate whose secret fails its rule's validator is
+//! dropped. That is what makes `luhn`, `iban` and `ssn` usable at all (a bare `\d{16}` is mostly
+//! not a card). For `github_crc32` filtering means "only tokens GitHub could have issued": use it
+//! in a rule that must be high-confidence (e.g. a `pre_llm_call` block). The shipped redaction
+//! pack does *not* put it on its GitHub rules, because test tokens, truncated copies and
+//! hand-made fixtures fail the checksum and a redactor should still remove them.
+
+/// A structural check on the secret text of a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Validator {
+    /// Payment card: 12–19 digits (spaces / dashes ignored) with a valid Luhn check digit.
+    Luhn,
+    /// IBAN: ISO 13616 — 2 letters, 2 check digits, 11–30 alphanumerics; mod-97 == 1.
+    Iban,
+    /// US SSN: 9 digits; area not 000, 666 or 9xx; group not 00; serial not 0000.
+    Ssn,
+    /// GitHub `gh?_` / `github_pat_` style token: the last 6 characters are the base62
+    /// (`0-9A-Za-z`, zero-padded) CRC-32 (IEEE) of the 30 random characters between the
+    /// `prefix_` and the checksum (the prefix itself is **not** covered).
+    GithubCrc32,
+    /// JWT / JWS compact form: three base64url parts (third may be empty), the header
+    /// decodes to a JSON object that has an `"alg"` member.
+    Jwt,
+}
+
+impl Validator {
+    /// Parse the policy-language spelling (`luhn`, `iban`, `ssn`, `github_crc32`, `jwt`).
+    pub fn from_name(name: &str) -> Option<Validator> {
+        Some(match name {
+            "luhn" => Validator::Luhn,
+            "iban" => Validator::Iban,
+            "ssn" => Validator::Ssn,
+            "github_crc32" | "github" | "crc32" => Validator::GithubCrc32,
+            "jwt" => Validator::Jwt,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Validator::Luhn => "luhn",
+            Validator::Iban => "iban",
+            Validator::Ssn => "ssn",
+            Validator::GithubCrc32 => "github_crc32",
+            Validator::Jwt => "jwt",
+        }
+    }
+
+    pub fn check(self, s: &[u8]) -> bool {
+        match self {
+            Validator::Luhn => luhn_ok(s),
+            Validator::Iban => iban_ok(s),
+            Validator::Ssn => ssn_ok(s),
+            Validator::GithubCrc32 => github_crc32_ok(s),
+            Validator::Jwt => jwt_ok(s),
+        }
+    }
+}
+
+/// Shannon entropy of the bytes of `s`, in bits per byte (0.0 for empty input).
+pub fn shannon_entropy(s: &[u8]) -> f64 {
+    if s.is_empty() {
+        return 0.0;
+    }
+    let mut counts = [0u32; 256];
+    for &b in s {
+        counts[b as usize] += 1;
+    }
+    let n = s.len() as f64;
+    let mut h = 0.0;
+    for &c in counts.iter() {
+        if c > 0 {
+            let p = c as f64 / n;
+            h -= p * p.log2();
+        }
+    }
+    h
+}
+
+fn is_sep(b: u8) -> bool {
+    b == b' ' || b == b'-' || b == b'.' || b == b'\t'
+}
+
+pub fn luhn_ok(s: &[u8]) -> bool {
+    let mut digits = [0u8; 19];
+    let mut n = 0;
+    for &b in s {
+        if b.is_ascii_digit() {
+            if n == 19 {
+                return false;
+            }
+            digits[n] = b - b'0';
+            n += 1;
+        } else if !is_sep(b) {
+            return false;
+        }
+    }
+    if n < 12 {
+        return false;
+    }
+    // all-same digits (0000 0000 0000 0000) pass Luhn but are never cards
+    if digits[..n].iter().all(|&d| d == digits[0]) {
+        return false;
+    }
+    let mut sum = 0u32;
+    for (i, &d) in digits[..n].iter().rev().enumerate() {
+        let mut v = d as u32;
+        if i % 2 == 1 {
+            v *= 2;
+            if v > 9 {
+                v -= 9;
+            }
+        }
+        sum += v;
+    }
+    sum % 10 == 0
+}
+
+pub fn iban_ok(s: &[u8]) -> bool {
+    let mut buf = [0u8; 34];
+    let mut n = 0;
+    for &b in s {
+        if b.is_ascii_alphanumeric() {
+            if n == 34 {
+                return false;
+            }
+            buf[n] = b.to_ascii_uppercase();
+            n += 1;
+        } else if !is_sep(b) {
+            return false;
+        }
+    }
+    if n < 15 {
+        return false;
+    }
+    let c = &buf[..n];
+    if !(c[0].is_ascii_uppercase() && c[1].is_ascii_uppercase() && c[2].is_ascii_digit() && c[3].is_ascii_digit()) {
+        return false;
+    }
+    // move the first four characters to the end, letters -> 10..35, mod 97 incrementally
+    let mut rem: u32 = 0;
+    for &b in c[4..].iter().chain(c[..4].iter()) {
+        if b.is_ascii_digit() {
+            rem = (rem * 10 + (b - b'0') as u32) % 97;
+        } else {
+            let v = (b - b'A') as u32 + 10;
+            rem = (rem * 100 + v) % 97;
+        }
+    }
+    rem == 1
+}
+
+pub fn ssn_ok(s: &[u8]) -> bool {
+    let mut d = [0u8; 9];
+    let mut n = 0;
+    for &b in s {
+        if b.is_ascii_digit() {
+            if n == 9 {
+                return false;
+            }
+            d[n] = b - b'0';
+            n += 1;
+        } else if !is_sep(b) {
+            return false;
+        }
+    }
+    if n != 9 {
+        return false;
+    }
+    let area = d[0] as u32 * 100 + d[1] as u32 * 10 + d[2] as u32;
+    let group = d[3] as u32 * 10 + d[4] as u32;
+    let serial = d[5] as u32 * 1000 + d[6] as u32 * 100 + d[7] as u32 * 10 + d[8] as u32;
+    if area == 0 || area == 666 || area >= 900 || group == 0 || serial == 0 {
+        return false;
+    }
+    // well-known advertising / test numbers
+    !matches!((area, group, serial), (78, 5, 1120) | (219, 9, 9999) | (123, 45, 6789))
+}
+
+#[allow(dead_code)]
+const B62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+fn b62_val(b: u8) -> Option<u64> {
+    match b {
+        b'0'..=b'9' => Some((b - b'0') as u64),
+        b'A'..=b'Z' => Some((b - b'A') as u64 + 10),
+        b'a'..=b'z' => Some((b - b'a') as u64 + 36),
+        _ => None,
+    }
+}
+
+/// Base62-encode `v` into exactly 6 characters, zero-padded (used by tests / generators).
+#[allow(dead_code)]
+pub fn base62_6(mut v: u32) -> String {
+    let mut out = [b'0'; 6];
+    for i in (0..6).rev() {
+        out[i] = B62[(v % 62) as usize];
+        v /= 62;
+    }
+    String::from_utf8(out.to_vec()).unwrap()
+}
+
+pub fn github_crc32_ok(s: &[u8]) -> bool {
+    // `ghp_` + 30 body + 6 checksum (also gho_/ghu_/ghs_/ghr_); generic: the part after the
+    // last '_' is body + checksum.
+    let tail = match s.iter().rposition(|&b| b == b'_') {
+        Some(i) => &s[i + 1..],
+        None => return false,
+    };
+    if tail.len() <= 6 || !tail.iter().all(|b| b.is_ascii_alphanumeric()) {
+        return false;
+    }
+    let (body, check) = tail.split_at(tail.len() - 6);
+    let mut v: u64 = 0;
+    for &b in check {
+        v = v * 62 + b62_val(b).unwrap();
+    }
+    v == crc32fast::hash(body) as u64
+}
+
+fn b64url_val(b: u8) -> Option<u32> {
+    match b {
+        b'A'..=b'Z' => Some((b - b'A') as u32),
+        b'a'..=b'z' => Some((b - b'a') as u32 + 26),
+        b'0'..=b'9' => Some((b - b'0') as u32 + 52),
+        b'-' | b'+' => Some(62),
+        b'_' | b'/' => Some(63),
+        _ => None,
+    }
+}
+
+/// Decode unpadded (or `=`-padded) base64url / base64.
+pub fn b64url_decode(s: &[u8]) -> Option<Vec<u8>> {
+    let s = match s.iter().position(|&b| b == b'=') {
+        Some(i) => &s[..i],
+        None => s,
+    };
+    let mut out = Vec::with_capacity(s.len() * 3 / 4 + 2);
+    let mut acc: u32 = 0;
+    let mut bits = 0;
+    for &b in s {
+        acc = (acc << 6) | b64url_val(b)?;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+pub fn jwt_ok(s: &[u8]) -> bool {
+    let mut parts = s.split(|&b| b == b'.');
+    let (h, p, sig) = match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some(h), Some(p), Some(sig), None) => (h, p, sig),
+        _ => return false,
+    };
+    if h.len() < 4 || p.is_empty() {
+        return false;
+    }
+    for part in [h, p, sig] {
+        if !part.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'=') {
+            return false;
+        }
+    }
+    let header = match b64url_decode(h) {
+        Some(v) => v,
+        None => return false,
+    };
+    match serde_json::from_slice::<serde_json::Value>(&header) {
+        Ok(serde_json::Value::Object(m)) => m.contains_key("alg"),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn luhn() {
+        assert!(luhn_ok(b"4539 1488 0343 6467"));
+        assert!(luhn_ok(b"4539-1488-0343-6467"));
+        assert!(!luhn_ok(b"4539 1488 0343 6468"));
+        assert!(!luhn_ok(b"0000000000000000"));
+        assert!(!luhn_ok(b"12345"));
+    }
+
+    #[test]
+    fn iban() {
+        assert!(iban_ok(b"GB82WEST12345698765432"));
+        assert!(iban_ok(b"DE89 3704 0044 0532 0130 00"));
+        assert!(!iban_ok(b"GB82WEST12345698765433"));
+        assert!(!iban_ok(b"XX00"));
+    }
+
+    #[test]
+    fn ssn() {
+        assert!(ssn_ok(b"536-22-8411"));
+        assert!(!ssn_ok(b"000-22-8411"));
+        assert!(!ssn_ok(b"666-22-8411"));
+        assert!(!ssn_ok(b"912-22-8411"));
+        assert!(!ssn_ok(b"536-00-8411"));
+        assert!(!ssn_ok(b"536-22-0000"));
+        assert!(!ssn_ok(b"078-05-1120"));
+    }
+
+    #[test]
+    fn github_crc() {
+        let body = "Zq8T1mXv0LkP3sWn7RcYb2HdJf5GaE";
+        assert_eq!(body.len(), 30);
+        let tok = format!("ghp_{}{}", body, base62_6(crc32fast::hash(body.as_bytes())));
+        assert!(github_crc32_ok(tok.as_bytes()));
+        let mut bad = tok.clone().into_bytes();
+        let last = bad.len() - 1;
+        bad[last] = if bad[last] == b'a' { b'b' } else { b'a' };
+        assert!(!github_crc32_ok(&bad));
+        assert!(!github_crc32_ok(b"ghp_short"));
+    }
+
+    #[test]
+    fn jwt() {
+        // {"alg":"HS256","typ":"JWT"} . {"sub":"x"} . sig
+        let t = b"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLXNpZ25hdHVyZQ";
+        assert!(jwt_ok(t));
+        assert!(!jwt_ok(b"eyJzdWIiOiJ4In0.eyJzdWIiOiJ4In0.c2ln")); // header has no alg
+        assert!(!jwt_ok(b"abc.def"));
+    }
+
+    #[test]
+    fn entropy() {
+        assert_eq!(shannon_entropy(b"aaaa"), 0.0);
+        assert!((shannon_entropy(b"abcd") - 2.0).abs() < 1e-9);
+    }
+}
