@@ -3,8 +3,10 @@
 //! a line (POSIX appends of one buffer are atomic with respect to each other
 //! on local file systems).
 //!
-//! Argument values never reach the log as they are: each value is replaced
-//! by its type and length, so the log cannot leak a secret an argument held.
+//! Argument values never reach the log as they are: string values pass
+//! through the redaction rules first ([`redact_args`]), or, without any,
+//! are replaced by their type and length ([`summarize_args`]), so the log
+//! cannot leak a secret an argument held.
 
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -19,7 +21,7 @@ pub struct Record<'a> {
     pub tool: Option<&'a str>,
     /// Session id, if any.
     pub session_id: Option<&'a str>,
-    /// Tool arguments (summarised, never logged verbatim).
+    /// Tool arguments, already redacted or summarised.
     pub args: &'a Value,
     /// Matched rule ids.
     pub rules: Vec<&'a str>,
@@ -33,6 +35,16 @@ pub struct Record<'a> {
     pub policy_hash: &'a str,
     /// Host mode.
     pub host: &'a str,
+}
+
+/// `args` with every string passed through `redactor`.
+pub fn redact_args(args: &Value, redactor: &crate::redact::Redactor) -> Value {
+    match args {
+        Value::String(s) => Value::String(redactor.redact_text(s).text.into_owned()),
+        Value::Array(a) => Value::Array(a.iter().map(|v| redact_args(v, redactor)).collect()),
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), redact_args(v, redactor))).collect()),
+        other => other.clone(),
+    }
 }
 
 /// Keys of `args` with each value's type and length instead of the value.
@@ -74,7 +86,7 @@ pub fn append(path: &Path, rec: &Record) -> std::io::Result<()> {
         "event": rec.event,
         "tool": rec.tool,
         "session_id": rec.session_id,
-        "args": summarize_args(rec.args),
+        "args": rec.args,
         "rules": rec.rules,
         "decision": rec.decision,
         "message": rec.message,

@@ -33,7 +33,9 @@ pub mod host;
 pub mod paths;
 pub mod shell;
 pub mod policy;
+pub mod redact;
 pub mod syntax;
+pub mod testing;
 
 pub use compile::{CompileOptions, MatcherSet};
 pub use diag::{Diagnostic, Severity};

@@ -107,6 +107,11 @@ pub enum Test {
     Exists,
     /// A predicate over the parsed command line in the field.
     Shell(ShellTest),
+    /// A redaction rule whose id matches one of the patterns finds something.
+    Detects {
+        /// Rule-id patterns (`secret.*`).
+        patterns: Vec<String>,
+    },
 }
 
 /// A checked shell predicate.
@@ -176,6 +181,8 @@ pub enum TemplatePart {
     Lit(String),
     /// A field's value.
     Field(Field),
+    /// The labels of what a `detects` test found, e.g. `aws-access-key, card-number`.
+    Findings,
 }
 
 /// A `modify` right-hand side.

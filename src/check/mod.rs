@@ -666,6 +666,17 @@ impl Checker<'_> {
                 }
                 self.check_regex(&ctx.file, &re).then(|| Test::Matches { regex: re.source() })
             }
+            Op::Detects => {
+                let patterns = match &operand.node {
+                    Operand::Value(Scalar::Str(s)) => Some(vec![s.clone()]),
+                    Operand::List(_) | Operand::Name(_) => self.string_list(operand, ctx),
+                    _ => {
+                        self.type_error(ctx, operand.span, "`detects` takes redaction rule ids such as [\"secret.*\", \"pii.card\"]");
+                        None
+                    }
+                }?;
+                Some(Test::Detects { patterns })
+            }
             Op::Glob => {
                 let patterns = match &operand.node {
                     Operand::Value(Scalar::Str(s)) => Some(vec![s.clone()]),
@@ -827,6 +838,7 @@ impl Checker<'_> {
                 for p in parts {
                     match p {
                         RawPart::Lit(s) => out.push(TemplatePart::Lit(s)),
+                        RawPart::Field(name) if name == "findings" => out.push(TemplatePart::Findings),
                         RawPart::Field(name) => {
                             let Some(path) = FieldPath::parse(&name) else {
                                 self.diags.push(

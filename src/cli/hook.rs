@@ -54,6 +54,7 @@ struct Outcome {
 
 struct AuditInfo {
     event: warden::Event,
+    logged_args: serde_json::Value,
     rules: Vec<String>,
     decision: &'static str,
     message: Option<String>,
@@ -97,7 +98,7 @@ pub(crate) fn run(a: Args) -> i32 {
             event: info.event.hook.name(),
             tool: info.event.tool.as_deref(),
             session_id: info.event.session_id.as_deref(),
-            args: &info.event.args,
+            args: &info.logged_args,
             rules: info.rules.iter().map(String::as_str).collect(),
             decision: info.decision,
             message: info.message.as_deref(),
@@ -111,6 +112,11 @@ pub(crate) fn run(a: Args) -> i32 {
         }
     }
     code
+}
+
+/// The answer when the hook's own arguments do not parse: a block.
+pub(crate) fn bad_arguments(what: &str) -> i32 {
+    emit(&failure(Hook::PreToolCall, &format!("bad hook arguments ({what}); see `warden hook --help`"), false))
 }
 
 /// Print the outcome; return the exit code.
@@ -174,6 +180,7 @@ fn decide(a: &Args, input: &[u8], want_audit: bool) -> Outcome {
             Decision::Approve { message, .. } => ("approve", Some(message.clone())),
             Decision::Modify { .. } => ("modify", None),
             Decision::Context { .. } => ("context", None),
+            Decision::Redact { .. } => ("redact", None),
         };
         // What the host was actually told (an approve on 0.19 went out as a block).
         let sent = response.json.get("action").and_then(|v| v.as_str()).map_or(decision, |s| match s {
@@ -182,7 +189,12 @@ fn decide(a: &Args, input: &[u8], want_audit: bool) -> Outcome {
             "modify" => "modify",
             _ => decision,
         });
+        let logged_args = match set.redactor(Hook::TransformToolResult) {
+            Ok(Some(r)) => warden::audit::redact_args(&event.args, r),
+            _ => warden::audit::summarize_args(&event.args),
+        };
         AuditInfo {
+            logged_args,
             rules: verdict.matches.iter().map(|m| m.rule.clone()).collect(),
             decision: sent,
             message,

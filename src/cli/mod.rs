@@ -87,6 +87,11 @@ pub fn run() -> i32 {
         Err(e) => {
             let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
             let _ = e.print();
+            // A typo in the hook's command line must not switch protection
+            // off: Hermes reads an empty stdout as "allow".
+            if e.use_stderr() && std::env::args().nth(1).as_deref() == Some("hook") {
+                return hook::bad_arguments(&e.kind().to_string());
+            }
             return code;
         }
     };

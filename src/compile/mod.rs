@@ -19,7 +19,8 @@ pub mod prefilter;
 
 use crate::check::ir::{self, Action, CheckedPolicy, Expr, Origin, Qual, ShellTest, Test, UnderTarget, ValueExpr};
 use crate::event::{Field, Hook};
-use crate::syntax::ast::Scalar;
+use crate::redact::{DetectorSpec, Redactor, Replacement, Validator};
+use crate::syntax::ast::{RedactReplace, Scalar, Style};
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
@@ -109,6 +110,7 @@ pub(crate) enum CTest {
     UnderField(Field),
     Exists,
     Shell(CShell),
+    Detects { patterns: Vec<String>, redactor: OnceLock<Option<Redactor>> },
 }
 
 /// A compiled shell predicate.
@@ -181,6 +183,42 @@ pub struct MatcherSet {
     indexes: Vec<OnceLock<prefilter::HookIndex>>,
     /// Redaction rules, as checked, for the redaction engine.
     pub(crate) redact_rules: Vec<(String, Vec<Hook>, ir::RedactRule)>,
+    /// One redactor per hook, over the redaction rules of that hook.
+    redactors: Vec<OnceLock<Option<Redactor>>>,
+}
+
+/// The redaction engine's spec for a checked redaction rule.
+fn detector_spec(id: &str, r: &ir::RedactRule) -> DetectorSpec {
+    let o = &r.options;
+    let label = match &r.replace {
+        RedactReplace::With(l) | RedactReplace::Withhold(l) => l.clone(),
+    };
+    let replacement = match (&r.replace, o.style.as_ref().map(|s| &s.node)) {
+        (RedactReplace::Withhold(m), _) => Replacement::Withhold(m.clone()),
+        (_, Some(Style::Prefix(n))) => Replacement::Prefix { label, keep: *n as usize },
+        (_, Some(Style::Numbered(name))) => Replacement::Numbered(name.clone()),
+        _ => Replacement::Label(label),
+    };
+    DetectorSpec {
+        id: id.to_string(),
+        replacement,
+        regex: r.pattern.source(),
+        capture: o.capture.as_ref().map(|c| c.node as usize),
+        keywords: o.keywords.clone(),
+        validator: o.validate.as_ref().and_then(|v| Validator::from_name(&v.node)),
+        min_entropy: o.min_entropy,
+        allow_values: o.allow.clone(),
+        allow_patterns: o.allow_patterns.iter().map(|p| p.source()).collect(),
+        keys: o.keys,
+    }
+}
+
+/// True if `id` matches a rule-id pattern (`x.y`, `x.*`, `*`).
+pub(crate) fn id_matches(pattern: &str, id: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => id.starts_with(prefix),
+        None => pattern == id,
+    }
 }
 
 impl std::fmt::Debug for MatcherSet {
@@ -250,10 +288,19 @@ pub fn compile(policy: &CheckedPolicy, opts: &CompileOptions) -> Result<MatcherS
         home: opts.home.clone(),
         indexes: Hook::ALL.iter().map(|_| OnceLock::new()).collect(),
         redact_rules,
+        redactors: Hook::ALL.iter().map(|_| OnceLock::new()).collect(),
     };
+    for a in &set.atoms {
+        if let CTest::Detects { patterns, .. } = &a.test {
+            if let Some(p) = patterns.iter().find(|p| !set.redact_rules.iter().any(|(id, _, _)| id_matches(p, id))) {
+                return Err(CompileError { location: "<policy>".into(), message: format!("`detects {p:?}` names no redaction rule") });
+            }
+        }
+    }
     if !opts.lazy {
         for h in Hook::ALL {
             set.index(*h);
+            set.redactor(*h).map_err(|e| CompileError { location: "<policy>".into(), message: e })?;
         }
     }
     Ok(set)
@@ -263,6 +310,41 @@ impl MatcherSet {
     /// The prefilter index of `hook`, built on first use.
     pub(crate) fn index(&self, hook: Hook) -> &prefilter::HookIndex {
         self.indexes[hook as usize].get_or_init(|| prefilter::HookIndex::build(self, hook))
+    }
+
+    /// The redactor over `hook`'s redaction rules (`Ok(None)` if it has none).
+    pub fn redactor(&self, hook: Hook) -> Result<Option<&Redactor>, String> {
+        let slot = self.redactors[hook as usize].get_or_init(|| {
+            let specs: Vec<DetectorSpec> = self
+                .redact_rules
+                .iter()
+                .filter(|(_, hooks, _)| hooks.contains(&hook))
+                .map(|(id, _, r)| detector_spec(id, r))
+                .collect();
+            if specs.is_empty() {
+                return None;
+            }
+            // The checker validated every regex; a failure here is an engine limit.
+            Redactor::new(specs).ok()
+        });
+        match slot {
+            Some(r) => Ok(Some(r)),
+            None if self.redact_rules.iter().any(|(_, h, _)| h.contains(&hook)) => {
+                Err(format!("the redaction rules of {} do not compile", hook.name()))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// A redactor over the redaction rules whose ids match `patterns`.
+    pub(crate) fn redactor_for(&self, patterns: &[String]) -> Option<Redactor> {
+        let specs: Vec<DetectorSpec> = self
+            .redact_rules
+            .iter()
+            .filter(|(id, _, _)| patterns.iter().any(|p| id_matches(p, id)))
+            .map(|(id, _, r)| detector_spec(id, r))
+            .collect();
+        Redactor::new(specs).ok()
     }
 
     /// Number of rules.
@@ -348,6 +430,7 @@ impl Builder {
             Test::Under { target: UnderTarget::Field(f) } => CTest::UnderField(f.clone()),
             Test::Exists => CTest::Exists,
             Test::Shell(st) => CTest::Shell(self.shell(st, origin)?),
+            Test::Detects { patterns } => CTest::Detects { patterns: patterns.clone(), redactor: OnceLock::new() },
         })
     }
 

@@ -10,8 +10,8 @@
 //! disagree with `warden eval`.
 
 use super::values::{for_each_value, Val};
-use super::{test_value, Decision, Run, Verdict};
-use crate::check::ir::Test;
+use super::{shell_test, test_value, Decision, Run, Verdict};
+use crate::check::ir::{Qual, ShellTest, Test};
 use crate::compile::{CAction, CAtom, CTest, MatcherSet, Node, UnderPath};
 use crate::event::{Event, Field};
 use crate::syntax::ast::Scalar;
@@ -156,8 +156,9 @@ impl MatcherSet {
     /// Explain how `event` is evaluated. The verdict inside is the one
     /// [`MatcherSet::evaluate`] returns.
     pub fn explain(&self, event: &Event) -> Explanation {
+        let run = Run::new(self, event);
         let t = Instant::now();
-        let bits = self.candidates(event);
+        let bits = run.candidates();
         let prefilter_us = t.elapsed().as_secs_f64() * 1e6;
         let t = Instant::now();
         let verdict = self.evaluate(event);
@@ -172,10 +173,23 @@ impl MatcherSet {
         let mut hits: Vec<LiteralHit> = Vec::new();
         let mut admitted_by: Vec<Vec<String>> = vec![Vec::new(); self.rules.len()];
         for f in &idx.filters {
-            let field = f.field.to_string();
-            for_each_value(event, &f.field, &mut |v| {
-                let text = v.as_text();
-                for m in f.automaton.find_overlapping_iter(text.as_ref()) {
+            let field = match f.field {
+                Field::ShellPrograms => "the program names of args.command".to_string(),
+                ref other => other.to_string(),
+            };
+            let mut texts: Vec<String> = Vec::new();
+            if f.field == Field::ShellPrograms {
+                if let Some(a) = run.shell() {
+                    texts.extend(a.commands.iter().map(|c| c.program.clone()));
+                }
+            } else {
+                for_each_value(event, &f.field, &mut |v| {
+                    texts.push(v.as_text().into_owned());
+                    false
+                });
+            }
+            for text in &texts {
+                for m in f.automaton.find_overlapping_iter(text.as_str()) {
                     let p = m.pattern().as_usize();
                     let lit = &f.literals[p];
                     if hits.iter().any(|h| h.field == field && &h.literal == lit) {
@@ -187,11 +201,9 @@ impl MatcherSet {
                     }
                     hits.push(LiteralHit { field: field.clone(), literal: lit.clone(), start: m.start(), end: m.end(), rules });
                 }
-                false
-            });
+            }
         }
 
-        let run = Run { set: self, event };
         let mut traces = Vec::new();
         let mut candidates = Vec::new();
         for (i, rule) in self.rules.iter().enumerate() {
@@ -280,6 +292,12 @@ fn combination(v: &Verdict, redaction_rules: usize, event: &Event) -> Vec<String
     }
     let list = |v: &[String]| v.join(", ");
     match &v.decision {
+        Decision::Redact { rules, findings, withheld_by, .. } => {
+            out.push(match withheld_by {
+                Some(w) => format!("withheld: `{w}` replaced the whole text"),
+                None => format!("redacted {} finding(s) by {}", findings.len(), rules.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")),
+            });
+        }
         Decision::Block { rule, .. } => {
             let others: Vec<String> = blocks.iter().filter(|b| **b != format!("`{rule}`")).cloned().collect();
             out.push(if others.is_empty() {
@@ -377,6 +395,27 @@ fn paren(c: &CondTrace, parent_is_and: bool) -> String {
 fn trace_atom(run: &Run, a: &CAtom) -> (bool, String) {
     let home = run.set.home.as_deref();
     let event = run.event;
+    if let CTest::Shell(st) = &a.test {
+        let Some(an) = run.shell() else { return (false, "the event has no command line".into()) };
+        let value = shell_test(st, an, event, home);
+        let cmds: Vec<String> = an
+            .commands
+            .iter()
+            .map(|c| {
+                let mut s = c.program.clone();
+                for arg in &c.args {
+                    s.push(' ');
+                    s.push_str(&arg.text);
+                }
+                quote(&s)
+            })
+            .collect();
+        let mut d = if cmds.is_empty() { "the command line runs no command".to_string() } else { format!("the command line runs {}", cmds.join(", ")) };
+        if an.has_unknown() {
+            d.push_str(" (some of what runs is not statically known)");
+        }
+        return (value, d);
+    }
     let mut values: Vec<Val> = Vec::new();
     for_each_value(event, &a.field, &mut |v| {
         values.push(v);
@@ -469,6 +508,8 @@ fn why_true(a: &CAtom, v: &Val, field: &str, event: &Event, home: Option<&str>) 
             format!("path {} normalised to {}, which is under {f} = {}", show(v), quote(&p), quote(&dir))
         }
         CTest::Exists => format!("{field} is present"),
+        CTest::Shell(_) => format!("{field} = {}", show(v)),
+        CTest::Detects { .. } => format!("a redaction rule found something in {field}"),
     }
 }
 
@@ -495,6 +536,44 @@ pub fn atom_text(field: &Field, test: &Test) -> String {
         Test::Under { target: crate::check::ir::UnderTarget::Paths(p) } => format!("path({field}) under {}", strs(p)),
         Test::Under { target: crate::check::ir::UnderTarget::Field(f) } => format!("path({field}) under {f}"),
         Test::Exists => format!("{field} exists"),
+        Test::Shell(st) => shell_text(st),
+        Test::Detects { patterns } => format!("{field} detects {}", strs(patterns)),
+    }
+}
+
+fn shell_text(st: &ShellTest) -> String {
+    let words = |v: &[String]| if v.len() == 1 { v[0].clone() } else { format!("[{}]", v.join(", ")) };
+    let strs = |v: &[String]| {
+        if v.len() == 1 {
+            quote(&v[0])
+        } else {
+            format!("[{}]", v.iter().map(|s| quote(s)).collect::<Vec<_>>().join(", "))
+        }
+    };
+    match st {
+        ShellTest::Unknown => "command unknown".into(),
+        ShellTest::Pipe { from, to } => format!("pipe from {} to {}", words(from), words(to)),
+        ShellTest::RedirectUnder(p) => format!("redirect to under {}", strs(p)),
+        ShellTest::RedirectGlob(g) => format!("redirect to glob {}", strs(g)),
+        ShellTest::Command { programs, quals } => {
+            let mut s = format!("command {}", words(programs));
+            for (i, q) in quals.iter().enumerate() {
+                s.push_str(if i == 0 { " with " } else { ", " });
+                s.push_str(&match q {
+                    Qual::Flags(f) => format!("flags {}", words(f)),
+                    Qual::AnyFlag(f) => format!("any_flag {}", words(f)),
+                    Qual::Subcommand(seqs) => {
+                        let v: Vec<String> = seqs.iter().map(|s| s.join(" ")).collect();
+                        format!("subcommand {}", words(&v))
+                    }
+                    Qual::DynamicArgs => "dynamic_args".into(),
+                    Qual::ArgUnder(p) => format!("arg under {}", strs(p)),
+                    Qual::ArgIs(p) => format!("arg is {}", strs(p)),
+                    Qual::Arg(t) => atom_text(&Field::Args(Vec::new()), t).replacen("args", "arg", 1),
+                });
+            }
+            s
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 //! block/approve in policy order wins, modify shallow-merges with the later
 //! rule winning per key, and `context` pieces are joined with a blank line.
 
+pub mod explain;
 pub mod values;
 
 use crate::check::ir::{Template, TemplatePart};
@@ -65,6 +66,31 @@ pub enum Decision {
         /// The pieces joined with a blank line.
         text: String,
     },
+    /// Replace a transform event's text (tool result, terminal output, reply).
+    Redact {
+        /// The rules that found something, in order of first finding.
+        rules: Vec<String>,
+        /// The replacement text.
+        text: String,
+        /// What was redacted, where (never the secret itself).
+        findings: Vec<FindingReport>,
+        /// The rule that withheld the whole text, if one did.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        withheld_by: Option<String>,
+    },
+}
+
+/// One redacted span, for reports and the audit log.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FindingReport {
+    /// Rule id.
+    pub rule: String,
+    /// The placeholder it used.
+    pub label: String,
+    /// Byte offset in the input where the secret started.
+    pub start: usize,
+    /// Byte offset one past its end.
+    pub end: usize,
 }
 
 /// One rule whose condition held.
@@ -115,9 +141,36 @@ pub(crate) struct Run<'a> {
     pub(crate) event: &'a Event,
     /// The command line parsed once, on first need.
     shell: std::cell::OnceCell<Option<shell::Analysis>>,
+    /// Labels of what `detects` tests found, for `{findings}`.
+    detected: std::cell::RefCell<Vec<String>>,
 }
 
 impl MatcherSet {
+    /// Redact a transform event's text with the hook's redaction rules.
+    /// `None` when the event has no such text or nothing was found.
+    pub fn transform(&self, event: &Event) -> Option<crate::redact::Redaction<'static>> {
+        let field = event.hook.transform_field()?;
+        let r = match self.redactor(event.hook) {
+            Ok(Some(r)) => r,
+            Ok(None) => return None,
+            // Fail closed: a transform whose rules cannot run withholds the text.
+            Err(e) => {
+                return Some(crate::redact::Redaction {
+                    text: format!("[warden: output withheld: {e}]").into(),
+                    findings: Vec::new(),
+                    withheld_by: Some("<internal>".into()),
+                })
+            }
+        };
+        let mut text = None;
+        for_each_value(event, &field, &mut |v| {
+            text = Some(v.as_text().into_owned());
+            true
+        });
+        let red = r.redact(text.as_deref()?);
+        red.changed().then(|| red.into_owned())
+    }
+
     /// Evaluate one event.
     pub fn evaluate(&self, event: &Event) -> Verdict {
         let run = Run::new(self, event);
@@ -150,7 +203,7 @@ impl MatcherSet {
 
 impl<'a> Run<'a> {
     pub(crate) fn new(set: &'a MatcherSet, event: &'a Event) -> Run<'a> {
-        Run { set, event, shell: std::cell::OnceCell::new() }
+        Run { set, event, shell: std::cell::OnceCell::new(), detected: Default::default() }
     }
 
     /// The parsed command line of the event (`args.command`, or `command`
@@ -248,6 +301,36 @@ impl Run<'_> {
             };
             matches.push(RuleMatch { rule: rule.id.clone(), action: rule.kind, severity: rule.severity.clone(), message });
         }
+        if let Some(red) = self.set.transform(self.event) {
+            let mut rules: Vec<String> = Vec::new();
+            let findings = red
+                .findings
+                .iter()
+                .map(|f| FindingReport { rule: f.rule_id.to_string(), label: f.label.to_string(), start: f.start, end: f.end })
+                .collect::<Vec<_>>();
+            for f in &findings {
+                if !rules.contains(&f.rule) {
+                    rules.push(f.rule.clone());
+                }
+            }
+            if let Some(w) = &red.withheld_by {
+                if !rules.iter().any(|r| r == w.as_ref()) {
+                    rules.push(w.to_string());
+                }
+            }
+            for r in &rules {
+                let action = if red.withheld_by.as_deref() == Some(r.as_str()) { "withhold" } else { "redact" };
+                let severity = self.set.rules.iter().find(|x| &x.id == r).map_or_else(|| "medium".to_string(), |x| x.severity.clone());
+                matches.push(RuleMatch { rule: r.clone(), action, severity, message: None });
+            }
+            let withheld_by = red.withheld_by.map(|w| w.to_string());
+            return Verdict {
+                event: self.event.hook.name(),
+                decision: Decision::Redact { rules, text: red.text.into_owned(), findings, withheld_by },
+                matches,
+                exempted,
+            };
+        }
         let decision = if let Some((rule, message, placeholder)) = block {
             Decision::Block { rule, message, placeholder }
         } else if let Some((rule, message, rule_key)) = approve {
@@ -276,6 +359,21 @@ impl Run<'_> {
         match &a.test {
             CTest::Exists => return for_each_value(self.event, &a.field, &mut |v| !matches!(v, Val::Json(Value::Null))),
             CTest::Shell(st) => return self.shell().is_some_and(|an| shell_test(st, an, self.event, self.set.home.as_deref())),
+            CTest::Detects { patterns, redactor } => {
+                let Some(r) = redactor.get_or_init(|| self.set.redactor_for(patterns)) else { return false };
+                return for_each_value(self.event, &a.field, &mut |v| {
+                    let mut found = false;
+                    for f in r.detects(&v.as_text()) {
+                        found = true;
+                        let label = f.label.trim_start_matches("[REDACTED:").trim_start_matches('[').trim_end_matches(']').to_string();
+                        let mut d = self.detected.borrow_mut();
+                        if !d.contains(&label) {
+                            d.push(label);
+                        }
+                    }
+                    found
+                });
+            }
             _ => {}
         }
         let home = self.set.home.as_deref();
@@ -283,7 +381,7 @@ impl Run<'_> {
     }
 
     fn render(&self, t: &Template) -> String {
-        render_template(t, self.event)
+        render_template(t, self.event, &self.detected.borrow())
     }
 
     fn value(&self, v: &CValue) -> Value {
@@ -342,8 +440,8 @@ fn test_value(t: &CTest, v: &Val, event: &Event, home: Option<&str>) -> bool {
             })
         }
         CTest::Exists => true,
-        // Shell predicates read the parsed command line, handled in `Run::atom`.
-        CTest::Shell(_) => false,
+        // These read state of the run, handled in `Run::atom`.
+        CTest::Shell(_) | CTest::Detects { .. } => false,
     }
 }
 
@@ -436,11 +534,13 @@ fn eq_scalar(v: &Val, s: &Scalar, nocase: bool) -> bool {
 
 /// Render a message template: each field's value truncated to
 /// [`TEMPLATE_VALUE_MAX`] characters and its control characters escaped.
-pub fn render_template(t: &Template, event: &Event) -> String {
+pub fn render_template(t: &Template, event: &Event, findings: &[String]) -> String {
     let mut out = String::new();
     for p in &t.parts {
         match p {
             TemplatePart::Lit(s) => out.push_str(s),
+            TemplatePart::Findings if findings.is_empty() => out.push_str("<none>"),
+            TemplatePart::Findings => out.push_str(&findings.join(", ")),
             TemplatePart::Field(f) => {
                 let mut first = None;
                 for_each_value(event, f, &mut |v| {
@@ -463,6 +563,7 @@ fn template_raw(t: &Template, event: &Event) -> String {
     for p in &t.parts {
         match p {
             TemplatePart::Lit(s) => out.push_str(s),
+            TemplatePart::Findings => {}
             TemplatePart::Field(f) => {
                 for_each_value(event, f, &mut |v| {
                     out.push_str(&v.as_text());

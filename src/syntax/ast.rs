@@ -430,6 +430,8 @@ pub enum Op {
     Matches,
     /// `glob`
     Glob,
+    /// `detects`
+    Detects,
 }
 
 impl Op {
@@ -444,6 +446,7 @@ impl Op {
             Op::EndsWith => "ends_with",
             Op::Matches => "matches",
             Op::Glob => "glob",
+            Op::Detects => "detects",
         }
     }
 }

@@ -151,8 +151,8 @@ fn rule_words(r: &Rule) -> Option<&'static str> {
             "a condition"
         }
         Rule::field => "a field such as args.command",
-        Rule::op | Rule::in_op | Rule::contains_op | Rule::starts_op | Rule::ends_op | Rule::matches_op | Rule::glob_op => {
-            "an operator (==, !=, in, contains, starts_with, ends_with, matches, glob)"
+        Rule::op | Rule::in_op | Rule::contains_op | Rule::starts_op | Rule::ends_op | Rule::matches_op | Rule::glob_op | Rule::detects_op => {
+            "an operator (==, !=, in, contains, starts_with, ends_with, matches, glob, detects)"
         }
         Rule::expr | Rule::replace_call => "a value, a field or replace(...)",
         Rule::description
@@ -716,6 +716,7 @@ fn parse_op(s: &str) -> Op {
         "starts_with" => Op::StartsWith,
         "ends_with" => Op::EndsWith,
         "matches" => Op::Matches,
+        "detects" => Op::Detects,
         _ => Op::Glob,
     }
 }
