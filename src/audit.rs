@@ -42,7 +42,11 @@ pub fn redact_args(args: &Value, redactor: &crate::redact::Redactor) -> Value {
     match args {
         Value::String(s) => Value::String(redactor.redact_text(s).text.into_owned()),
         Value::Array(a) => Value::Array(a.iter().map(|v| redact_args(v, redactor)).collect()),
-        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), redact_args(v, redactor))).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), redact_args(v, redactor)))
+                .collect(),
+        ),
         other => other.clone(),
     }
 }
@@ -72,11 +76,19 @@ pub fn summarize_args(args: &Value) -> Value {
 
 /// Seconds since the epoch with microseconds, as RFC 3339 UTC.
 fn timestamp() -> String {
-    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
     let secs = d.as_secs();
     let date = crate::check::today_from_secs(secs);
     let t = secs % 86_400;
-    format!("{date}T{:02}:{:02}:{:02}.{:06}Z", t / 3600, (t / 60) % 60, t % 60, d.subsec_micros())
+    format!(
+        "{date}T{:02}:{:02}:{:02}.{:06}Z",
+        t / 3600,
+        (t / 60) % 60,
+        t % 60,
+        d.subsec_micros()
+    )
 }
 
 /// Append `rec` to `path` as one line with one `write` call.
@@ -96,7 +108,10 @@ pub fn append(path: &Path, rec: &Record) -> std::io::Result<()> {
     });
     let mut buf = line.to_string().into_bytes();
     buf.push(b'\n');
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
     f.write_all(&buf)
 }
 
@@ -121,9 +136,16 @@ mod tests {
                 s.spawn(|| {
                     for _ in 0..50 {
                         let rec = Record {
-                            event: "pre_tool_call", tool: Some("terminal"), session_id: None, args: &args,
-                            rules: vec!["a.b"], decision: "block", message: Some(&"m".repeat(2000)),
-                            latency_us: 1, policy_hash: "h", host: "hermes-0.19",
+                            event: "pre_tool_call",
+                            tool: Some("terminal"),
+                            session_id: None,
+                            args: &args,
+                            rules: vec!["a.b"],
+                            decision: "block",
+                            message: Some(&"m".repeat(2000)),
+                            latency_us: 1,
+                            policy_hash: "h",
+                            host: "hermes-0.19",
                         };
                         append(&path, &rec).unwrap();
                     }

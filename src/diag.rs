@@ -7,7 +7,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A half-open byte range `[start, end)` in one source file.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct Span {
     /// First byte.
     pub start: usize,
@@ -81,7 +93,12 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A new error at `span` of `file`.
-    pub fn error(code: &'static str, file: &Arc<SourceFile>, span: Span, message: impl Into<String>) -> Self {
+    pub fn error(
+        code: &'static str,
+        file: &Arc<SourceFile>,
+        span: Span,
+        message: impl Into<String>,
+    ) -> Self {
         Diagnostic {
             severity: Severity::Error,
             code,
@@ -94,8 +111,16 @@ impl Diagnostic {
     }
 
     /// A new warning at `span` of `file`.
-    pub fn warning(code: &'static str, file: &Arc<SourceFile>, span: Span, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, file, span, message) }
+    pub fn warning(
+        code: &'static str,
+        file: &Arc<SourceFile>,
+        span: Span,
+        message: impl Into<String>,
+    ) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, file, span, message)
+        }
     }
 
     /// Set the text shown under the caret.
@@ -150,7 +175,10 @@ impl fmt::Display for Diagnostic {
 
 /// The closest candidate to `word` by edit distance, if it is close enough to
 /// be a plausible typo.
-pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let mut best: Option<(&str, usize)> = None;
     for c in candidates {
         let d = edit_distance(word, c);
@@ -183,7 +211,10 @@ mod tests {
 
     #[test]
     fn line_col_counts_from_one() {
-        let f = SourceFile { path: "x".into(), text: "ab\ncdé\nf".into() };
+        let f = SourceFile {
+            path: "x".into(),
+            text: "ab\ncdé\nf".into(),
+        };
         assert_eq!(f.line_col(0), (1, 1));
         assert_eq!(f.line_col(3), (2, 1));
         assert_eq!(f.line_col(7), (2, 4));

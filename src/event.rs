@@ -56,9 +56,27 @@ hooks! {
     KanbanTaskCompleted => "kanban_task_completed",
 }
 
+impl serde::Serialize for Hook {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Hook {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Hook::from_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown hook `{name}`")))
+    }
+}
+
 impl Hook {
     /// The three events whose text a redaction rule rewrites.
-    pub const TRANSFORMS: [Hook; 3] = [Hook::TransformToolResult, Hook::TransformTerminalOutput, Hook::TransformLlmOutput];
+    pub const TRANSFORMS: [Hook; 3] = [
+        Hook::TransformToolResult,
+        Hook::TransformTerminalOutput,
+        Hook::TransformLlmOutput,
+    ];
 
     /// Bit for event sets.
     pub fn bit(self) -> u32 {
@@ -82,7 +100,7 @@ impl Hook {
 }
 
 /// One segment of a path into JSON.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum PathSeg {
     /// An object key.
     Key(Box<str>),
@@ -91,7 +109,7 @@ pub enum PathSeg {
 }
 
 /// A field a condition can read, resolved and checked.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Field {
     /// The hook name.
     Event,
@@ -141,15 +159,32 @@ const FIELD_NAMES: &[(&str, Option<&[Hook]>)] = &[
     ("cwd", None),
     ("profile", None),
     ("extra", None),
-    ("tool", Some(&[Hook::PreToolCall, Hook::PostToolCall, Hook::TransformToolResult])),
-    ("args", Some(&[Hook::PreToolCall, Hook::PostToolCall, Hook::TransformToolResult])),
+    (
+        "tool",
+        Some(&[
+            Hook::PreToolCall,
+            Hook::PostToolCall,
+            Hook::TransformToolResult,
+        ]),
+    ),
+    (
+        "args",
+        Some(&[
+            Hook::PreToolCall,
+            Hook::PostToolCall,
+            Hook::TransformToolResult,
+        ]),
+    ),
     ("user_message", Some(&[Hook::PreLlmCall])),
     ("history", Some(&[Hook::PreLlmCall])),
     ("model", Some(&[Hook::PreLlmCall, Hook::TransformLlmOutput])),
     ("platform", Some(&[Hook::PreLlmCall])),
     ("is_first_turn", Some(&[Hook::PreLlmCall])),
     ("sender_id", Some(&[Hook::PreLlmCall])),
-    ("result", Some(&[Hook::TransformToolResult, Hook::PostToolCall])),
+    (
+        "result",
+        Some(&[Hook::TransformToolResult, Hook::PostToolCall]),
+    ),
     ("command", Some(&[Hook::TransformTerminalOutput])),
     ("output", Some(&[Hook::TransformTerminalOutput])),
     ("exit_code", Some(&[Hook::TransformTerminalOutput])),
@@ -215,12 +250,17 @@ impl Field {
     /// True if `hook` carries this field.
     pub fn available_on(&self, hook: Hook) -> bool {
         let name = self.root_name();
-        FIELD_NAMES.iter().any(|(n, hooks)| *n == name && hooks.is_none_or(|h| h.contains(&hook)))
+        FIELD_NAMES
+            .iter()
+            .any(|(n, hooks)| *n == name && hooks.is_none_or(|h| h.contains(&hook)))
     }
 
     /// Field names (roots) that `hook` carries, for "did you mean".
     pub fn names_for(hook: Hook) -> impl Iterator<Item = &'static str> {
-        FIELD_NAMES.iter().filter(move |(_, h)| h.is_none_or(|h| h.contains(&hook))).map(|(n, _)| *n)
+        FIELD_NAMES
+            .iter()
+            .filter(move |(_, h)| h.is_none_or(|h| h.contains(&hook)))
+            .map(|(n, _)| *n)
     }
 }
 
@@ -316,12 +356,19 @@ impl Event {
 
     /// A `pre_tool_call` for `tool` with `args`.
     pub fn tool_call(tool: &str, args: Value) -> Event {
-        Event { tool: Some(tool.to_string()), args, ..Event::new(Hook::PreToolCall) }
+        Event {
+            tool: Some(tool.to_string()),
+            args,
+            ..Event::new(Hook::PreToolCall)
+        }
     }
 
     /// A `pre_llm_call` carrying `message`.
     pub fn llm_call(message: &str) -> Event {
-        Event { user_message: Some(message.to_string()), ..Event::new(Hook::PreLlmCall) }
+        Event {
+            user_message: Some(message.to_string()),
+            ..Event::new(Hook::PreLlmCall)
+        }
     }
 }
 
@@ -342,6 +389,9 @@ mod tests {
         assert!(Field::Tool.available_on(Hook::PreToolCall));
         assert!(!Field::UserMessage.available_on(Hook::PreToolCall));
         assert!(Field::Cwd.available_on(Hook::PreLlmCall));
-        assert_eq!(Field::resolve("cwd", vec![PathSeg::Index(0)]), Err(FieldError::NotAnObject));
+        assert_eq!(
+            Field::resolve("cwd", vec![PathSeg::Index(0)]),
+            Err(FieldError::NotAnObject)
+        );
     }
 }

@@ -31,9 +31,9 @@ pub mod eval;
 pub mod event;
 pub mod host;
 pub mod paths;
-pub mod shell;
 pub mod policy;
 pub mod redact;
+pub mod shell;
 pub mod syntax;
 pub mod testing;
 

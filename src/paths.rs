@@ -10,7 +10,11 @@ pub fn normalize(path: &str, base: Option<&str>, home: Option<&str>) -> Option<S
     let expanded: String;
     let p = if let Some(rest) = strip_home(path) {
         let h = home?;
-        expanded = format!("{}/{}", h.trim_end_matches('/'), rest.trim_start_matches('/'));
+        expanded = format!(
+            "{}/{}",
+            h.trim_end_matches('/'),
+            rest.trim_start_matches('/')
+        );
         expanded.as_str()
     } else {
         path
@@ -61,7 +65,8 @@ pub fn is_under(path: &str, dir: &str) -> bool {
     if dir == "/" {
         return path.starts_with('/');
     }
-    path.strip_prefix(dir).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    path.strip_prefix(dir)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 #[cfg(test)]
@@ -71,10 +76,19 @@ mod tests {
     #[test]
     fn normalises() {
         let h = Some("/home/u");
-        assert_eq!(normalize("~/.ssh/id_rsa", None, h).as_deref(), Some("/home/u/.ssh/id_rsa"));
+        assert_eq!(
+            normalize("~/.ssh/id_rsa", None, h).as_deref(),
+            Some("/home/u/.ssh/id_rsa")
+        );
         assert_eq!(normalize("$HOME", None, h).as_deref(), Some("/home/u"));
-        assert_eq!(normalize("${HOME}/x/../y", None, h).as_deref(), Some("/home/u/y"));
-        assert_eq!(normalize("src/../../etc/passwd", Some("/work/p"), h).as_deref(), Some("/work/etc/passwd"));
+        assert_eq!(
+            normalize("${HOME}/x/../y", None, h).as_deref(),
+            Some("/home/u/y")
+        );
+        assert_eq!(
+            normalize("src/../../etc/passwd", Some("/work/p"), h).as_deref(),
+            Some("/work/etc/passwd")
+        );
         assert_eq!(normalize("/../..", None, h).as_deref(), Some("/"));
         assert_eq!(normalize("rel", None, h), None);
         assert_eq!(normalize("~x", Some("/b"), h).as_deref(), Some("/b/~x"));

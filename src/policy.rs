@@ -27,6 +27,9 @@ pub enum LoadError {
         /// The directory.
         path: PathBuf,
     },
+    /// The policy could not be compiled (an engine limit).
+    #[error(transparent)]
+    Compile(#[from] CompileError),
     /// The policies have errors (every diagnostic, warnings included).
     #[error("{}", first_error(diagnostics))]
     Invalid {
@@ -75,7 +78,10 @@ impl Policy {
     }
 
     /// [`Policy::from_sources`] with explicit check options.
-    pub fn from_sources_with(sources: Vec<(PathBuf, String)>, opts: &CheckOptions) -> Result<Policy, LoadError> {
+    pub fn from_sources_with(
+        sources: Vec<(PathBuf, String)>,
+        opts: &CheckOptions,
+    ) -> Result<Policy, LoadError> {
         let mut diags = Vec::new();
         let mut parsed = Vec::with_capacity(sources.len());
         for (path, text) in sources {
@@ -91,7 +97,12 @@ impl Policy {
             return Err(LoadError::Invalid { diagnostics: diags });
         }
         let (sources, trees) = parsed.into_iter().unzip();
-        Ok(Policy { checked, warnings: diags, sources, trees })
+        Ok(Policy {
+            checked,
+            warnings: diags,
+            sources,
+            trees,
+        })
     }
 
     /// Compile eagerly, with `$HOME` from the environment.
@@ -105,9 +116,91 @@ impl Policy {
     }
 }
 
+/// Where a policy set comes from.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// The packs shipped inside the binary.
+    Builtin,
+    /// Files and directories.
+    Paths(Vec<PathBuf>),
+}
+
+impl Source {
+    /// Read the sources and their cache key.
+    fn read(&self) -> Result<(Vec<(PathBuf, String)>, u64), LoadError> {
+        match self {
+            Source::Builtin => Ok((builtin_sources(), builtin_key())),
+            Source::Paths(p) => {
+                let s = read_sources(p)?;
+                let key = compile::cache::key(s.iter().map(|(p, t)| (p.as_path(), t.as_str())));
+                Ok((s, key))
+            }
+        }
+    }
+}
+
+fn builtin_key() -> u64 {
+    compile::cache::fnv1a(&[
+        env!("CARGO_PKG_VERSION").as_bytes(),
+        b"<builtin>",
+        &BUILTIN_DIGEST.to_le_bytes(),
+    ])
+}
+
+/// Load and compile what `hook` needs, through the compiled-policy cache in
+/// `cache_dir` (none: no cache). On a hit this skips parsing and checking;
+/// on a miss it loads the whole set (so every error is still reported and
+/// an invalid policy is never cached), then writes the snapshot.
+/// Returns the compiled set and the policy's cache key (a digest of the sources).
+pub fn load_for_hook(
+    source: &Source,
+    hook: crate::Hook,
+    opts: &CompileOptions,
+    cache_dir: Option<&Path>,
+) -> Result<(MatcherSet, u64), LoadError> {
+    let key = match source {
+        Source::Builtin => Some(builtin_key()),
+        Source::Paths(_) => None,
+    };
+    // Builtin packs need no reading to know their key; files must be read and hashed.
+    let (sources, key) = match key {
+        Some(k) => (None, k),
+        None => {
+            let (s, k) = source.read()?;
+            (Some(s), k)
+        }
+    };
+    let cache_dir = cache_dir.filter(|_| compile::cache::CACHED_HOOKS.contains(&hook));
+    if let Some(dir) = cache_dir {
+        if let Some(snap) = compile::cache::load(dir, key, hook) {
+            let mut set = compile::compile(&snap.policy, opts)?;
+            set.precomputed = Some(snap.requirements);
+            return Ok((set, key));
+        }
+    }
+    let sources = match sources {
+        Some(s) => s,
+        None => source.read()?.0,
+    };
+    let policy = Policy::from_sources(sources)?;
+    let part = compile::cache::for_hook(&policy.checked, hook);
+    let set = compile::compile(&part, opts)?;
+    if let Some(dir) = cache_dir {
+        let snap = compile::cache::Snapshot {
+            requirements: set.requirements(),
+            policy: part,
+        };
+        let _ = compile::cache::store(dir, key, hook, &snap);
+    }
+    Ok((set, key))
+}
+
 /// The shipped packs as `(pseudo-path, text)`.
 pub fn builtin_sources() -> Vec<(PathBuf, String)> {
-    BUILTIN_PACKS.iter().map(|(n, t)| (PathBuf::from(format!("<builtin>/{n}")), (*t).to_string())).collect()
+    BUILTIN_PACKS
+        .iter()
+        .map(|(n, t)| (PathBuf::from(format!("<builtin>/{n}")), (*t).to_string()))
+        .collect()
 }
 
 /// Read every policy file under `paths`.
@@ -115,20 +208,31 @@ pub fn read_sources<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<(PathBuf, String)
     let mut out = Vec::new();
     for p in paths {
         let p = p.as_ref();
-        let meta = std::fs::metadata(p).map_err(|source| LoadError::Io { path: p.to_path_buf(), source })?;
+        let meta = std::fs::metadata(p).map_err(|source| LoadError::Io {
+            path: p.to_path_buf(),
+            source,
+        })?;
         if meta.is_dir() {
             let mut files = Vec::new();
             collect(p, &mut files)?;
             if files.is_empty() {
-                return Err(LoadError::Empty { path: p.to_path_buf() });
+                return Err(LoadError::Empty {
+                    path: p.to_path_buf(),
+                });
             }
             files.sort();
             for f in files {
-                let text = std::fs::read_to_string(&f).map_err(|source| LoadError::Io { path: f.clone(), source })?;
+                let text = std::fs::read_to_string(&f).map_err(|source| LoadError::Io {
+                    path: f.clone(),
+                    source,
+                })?;
                 out.push((f, text));
             }
         } else {
-            let text = std::fs::read_to_string(p).map_err(|source| LoadError::Io { path: p.to_path_buf(), source })?;
+            let text = std::fs::read_to_string(p).map_err(|source| LoadError::Io {
+                path: p.to_path_buf(),
+                source,
+            })?;
             out.push((p.to_path_buf(), text));
         }
     }
@@ -136,9 +240,15 @@ pub fn read_sources<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<(PathBuf, String)
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
-    let rd = std::fs::read_dir(dir).map_err(|source| LoadError::Io { path: dir.to_path_buf(), source })?;
+    let rd = std::fs::read_dir(dir).map_err(|source| LoadError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     for entry in rd {
-        let entry = entry.map_err(|source| LoadError::Io { path: dir.to_path_buf(), source })?;
+        let entry = entry.map_err(|source| LoadError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
         let path = entry.path();
         if path.is_dir() {
             collect(&path, out)?;

@@ -90,7 +90,11 @@ pub struct TestCase {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     /// pre_llm_call: the user's message.
-    #[serde(default, alias = "user_message", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        alias = "user_message",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub message: Option<String>,
     /// pre_llm_call: the conversation so far.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -142,7 +146,7 @@ pub struct TestCase {
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
-    /// `allow`, `block`, `approve`, `modify` or `context`.
+    /// `allow`, `block`, `approve`, `modify`, `context` or `redact`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<String>,
     /// The deciding rule.
@@ -186,17 +190,25 @@ pub struct TestFile {
     pub cases: Vec<TestCase>,
 }
 
-const DECISIONS: [&str; 5] = ["allow", "block", "approve", "modify", "context"];
+const DECISIONS: [&str; 6] = ["allow", "block", "approve", "modify", "context", "redact"];
 
 /// Read and validate a test file.
 pub fn load_file(path: &Path) -> Result<TestFile, TestFileError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TestFileError::Io { path: path.to_path_buf(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|source| TestFileError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     parse_file(path, &text)
 }
 
 /// Parse and validate the text of a test file.
 pub fn parse_file(path: &Path, text: &str) -> Result<TestFile, TestFileError> {
-    let invalid = |line: usize, column: usize, message: String| TestFileError::Invalid { path: path.to_path_buf(), line, column, message };
+    let invalid = |line: usize, column: usize, message: String| TestFileError::Invalid {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message,
+    };
     let raw: RawFile = serde_yaml_ng::from_str(text).map_err(|e| {
         let (l, c) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
         let msg = e.to_string();
@@ -211,18 +223,34 @@ pub fn parse_file(path: &Path, text: &str) -> Result<TestFile, TestFileError> {
         if let Some(e) = &c.event {
             if Hook::from_name(e).is_none() {
                 let names: Vec<&str> = Hook::ALL.iter().map(|h| h.name()).collect();
-                let hint = crate::diag::did_you_mean(e, names.iter().copied()).map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
-                return Err(invalid(c.line, 0, format!("test `{}`: unknown event `{e}`{hint}", c.name)));
+                let hint = crate::diag::did_you_mean(e, names.iter().copied())
+                    .map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
+                return Err(invalid(
+                    c.line,
+                    0,
+                    format!("test `{}`: unknown event `{e}`{hint}", c.name),
+                ));
             }
         }
         if let Some(d) = &c.expect.decision {
             if !DECISIONS.contains(&d.as_str()) {
-                return Err(invalid(c.line, 0, format!("test `{}`: unknown decision `{d}` (one of {})", c.name, DECISIONS.join(", "))));
+                return Err(invalid(
+                    c.line,
+                    0,
+                    format!(
+                        "test `{}`: unknown decision `{d}` (one of {})",
+                        c.name,
+                        DECISIONS.join(", ")
+                    ),
+                ));
             }
         }
         let e = &c.expect;
         let hook = c.hook();
-        if e.decision.is_none() && e.redacted.is_none() && !(hook.is_transform() && e.rules.is_some()) {
+        if e.decision.is_none()
+            && e.redacted.is_none()
+            && !(hook.is_transform() && e.rules.is_some())
+        {
             return Err(invalid(
                 c.line,
                 0,
@@ -230,10 +258,21 @@ pub fn parse_file(path: &Path, text: &str) -> Result<TestFile, TestFileError> {
             ));
         }
         if e.redacted.is_some() && !hook.is_transform() {
-            return Err(invalid(c.line, 0, format!("test `{}`: `redacted` needs a transform_* event, not {}", c.name, hook.name())));
+            return Err(invalid(
+                c.line,
+                0,
+                format!(
+                    "test `{}`: `redacted` needs a transform_* event, not {}",
+                    c.name,
+                    hook.name()
+                ),
+            ));
         }
     }
-    Ok(TestFile { path: path.to_path_buf(), cases })
+    Ok(TestFile {
+        path: path.to_path_buf(),
+        cases,
+    })
 }
 
 /// Lines of the `- name:` entries, in order.
@@ -242,7 +281,8 @@ fn name_lines(text: &str) -> Vec<usize> {
         .enumerate()
         .filter(|(_, l)| {
             let t = l.trim_start();
-            t.strip_prefix('-').is_some_and(|r| r.trim_start().starts_with("name:"))
+            t.strip_prefix('-')
+                .is_some_and(|r| r.trim_start().starts_with("name:"))
         })
         .map(|(i, _)| i + 1)
         .collect()
@@ -251,7 +291,10 @@ fn name_lines(text: &str) -> Vec<usize> {
 impl TestCase {
     /// The hook of the test's event.
     pub fn hook(&self) -> Hook {
-        self.event.as_deref().and_then(Hook::from_name).unwrap_or(Hook::PreToolCall)
+        self.event
+            .as_deref()
+            .and_then(Hook::from_name)
+            .unwrap_or(Hook::PreToolCall)
     }
 
     /// The event the test describes.
@@ -259,7 +302,10 @@ impl TestCase {
         let hook = self.hook();
         let mut ev = Event::new(hook);
         ev.tool = self.tool.clone();
-        let tool_event = matches!(hook, Hook::PreToolCall | Hook::PostToolCall | Hook::TransformToolResult);
+        let tool_event = matches!(
+            hook,
+            Hook::PreToolCall | Hook::PostToolCall | Hook::TransformToolResult
+        );
         ev.args = match &self.args {
             Some(a) => a.clone(),
             None if tool_event => Value::Object(Map::new()),
@@ -332,10 +378,23 @@ pub struct Transformed {
 /// The one place the runner calls the redaction engine: `Ok(None)` when the
 /// text is unchanged.
 fn transform(set: &MatcherSet, event: &Event) -> Result<Option<Transformed>, String> {
-    // Switch to the engine with one line once `MatcherSet::transform` lands:
-    // return Ok(set.transform(event).map(|r| Transformed { text: r.text.into_owned(), rules: rule_ids(&r) }));
-    let _ = (set, event);
-    Err("transform tests need `MatcherSet::transform` (the redaction engine is not wired into this build yet)".into())
+    Ok(set.transform(event).map(|r| {
+        let mut rules: Vec<String> = Vec::new();
+        for id in r
+            .findings
+            .iter()
+            .map(|f| &f.rule_id)
+            .chain(r.withheld_by.as_ref())
+        {
+            if !rules.iter().any(|x| **x == **id) {
+                rules.push(id.to_string());
+            }
+        }
+        Transformed {
+            text: r.text.into_owned(),
+            rules,
+        }
+    }))
 }
 
 /// Run one test against a compiled set.
@@ -345,9 +404,16 @@ pub fn run_case(set: &MatcherSet, file: &Path, case: &TestCase) -> CaseResult {
     let e = &case.expect;
     let mut failures = Vec::new();
     let mut exercised = Vec::new();
-    let mut fail = |what: &str, expected: String, actual: String| failures.push(Mismatch { what: what.into(), expected, actual });
+    let mut fail = |what: &str, expected: String, actual: String| {
+        failures.push(Mismatch {
+            what: what.into(),
+            expected,
+            actual,
+        })
+    };
 
-    let checks_redaction = case.hook().is_transform() && (e.redacted.is_some() || (e.rules.is_some() && e.decision.is_none()));
+    let checks_redaction = case.hook().is_transform()
+        && (e.redacted.is_some() || (e.rules.is_some() && e.decision.is_none()));
     if checks_redaction {
         match transform(set, &event) {
             Ok(t) => {
@@ -371,7 +437,15 @@ pub fn run_case(set: &MatcherSet, file: &Path, case: &TestCase) -> CaseResult {
                             fail("redacted", "unchanged".into(), show_str(&text));
                         }
                     } else if *want != text {
-                        fail("redacted", show_str(want), if unchanged { format!("unchanged ({})", show_str(&text)) } else { show_str(&text) });
+                        fail(
+                            "redacted",
+                            show_str(want),
+                            if unchanged {
+                                format!("unchanged ({})", show_str(&text))
+                            } else {
+                                show_str(&text)
+                            },
+                        );
                     }
                 }
                 if let Some(want) = &e.rules {
@@ -380,7 +454,13 @@ pub fn run_case(set: &MatcherSet, file: &Path, case: &TestCase) -> CaseResult {
                     }
                 }
             }
-            Err(msg) => fail("redacted", e.redacted.clone().map_or_else(|| "a redaction".into(), |s| show_str(&s)), format!("error: {msg}")),
+            Err(msg) => fail(
+                "redacted",
+                e.redacted
+                    .clone()
+                    .map_or_else(|| "a redaction".into(), |s| show_str(&s)),
+                format!("error: {msg}"),
+            ),
         }
     }
 
@@ -388,19 +468,65 @@ pub fn run_case(set: &MatcherSet, file: &Path, case: &TestCase) -> CaseResult {
         let v = set.evaluate(&event);
         exercised.extend(v.matches.iter().map(|m| m.rule.clone()));
         exercised.extend(v.exempted.iter().map(|m| m.rule.clone()));
-        let (name, deciding, message, placeholder, key, args, context): (&str, Vec<String>, _, _, _, _, _) = match &v.decision {
+        let (name, deciding, message, placeholder, key, args, context): (
+            &str,
+            Vec<String>,
+            _,
+            _,
+            _,
+            _,
+            _,
+        ) = match &v.decision {
             Decision::Allow => ("allow", vec![], None, None, None, None, None),
-            Decision::Block { rule, message, placeholder } => ("block", vec![rule.clone()], Some(message), placeholder.as_ref(), None, None, None),
-            Decision::Approve { rule, message, rule_key } => ("approve", vec![rule.clone()], Some(message), None, rule_key.as_ref(), None, None),
-            Decision::Modify { rules, args } => ("modify", rules.clone(), None, None, None, Some(args), None),
-            Decision::Context { rules, text } => ("context", rules.clone(), None, None, None, None, Some(text)),
+            Decision::Block {
+                rule,
+                message,
+                placeholder,
+            } => (
+                "block",
+                vec![rule.clone()],
+                Some(message),
+                placeholder.as_ref(),
+                None,
+                None,
+                None,
+            ),
+            Decision::Approve {
+                rule,
+                message,
+                rule_key,
+            } => (
+                "approve",
+                vec![rule.clone()],
+                Some(message),
+                None,
+                rule_key.as_ref(),
+                None,
+                None,
+            ),
+            Decision::Modify { rules, args } => {
+                ("modify", rules.clone(), None, None, None, Some(args), None)
+            }
+            Decision::Context { rules, text } => {
+                ("context", rules.clone(), None, None, None, None, Some(text))
+            }
+            Decision::Redact { rules, .. } => {
+                ("redact", rules.clone(), None, None, None, None, None)
+            }
         };
         if let Some(want) = &e.decision {
             if want != name {
                 let why = if v.matches.is_empty() {
                     String::new()
                 } else {
-                    format!(" (matched: {})", v.matches.iter().map(|m| format!("{} {}", m.rule, m.action)).collect::<Vec<_>>().join(", "))
+                    format!(
+                        " (matched: {})",
+                        v.matches
+                            .iter()
+                            .map(|m| format!("{} {}", m.rule, m.action))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
                 };
                 fail("decision", want.clone(), format!("{name}{why}"));
             }
@@ -411,7 +537,11 @@ pub fn run_case(set: &MatcherSet, file: &Path, case: &TestCase) -> CaseResult {
                 _ => deciding.contains(want),
             };
             if !ok {
-                let actual = if deciding.is_empty() { "(no rule decided)".to_string() } else { deciding.join(", ") };
+                let actual = if deciding.is_empty() {
+                    "(no rule decided)".to_string()
+                } else {
+                    deciding.join(", ")
+                };
                 fail("rule", want.clone(), actual);
             }
         }
@@ -423,46 +553,90 @@ pub fn run_case(set: &MatcherSet, file: &Path, case: &TestCase) -> CaseResult {
         let none = || "(none)".to_string();
         if let Some(want) = &e.message {
             if message != Some(want) {
-                fail("message", show_str(want), message.map_or_else(none, |m| show_str(m)));
+                fail(
+                    "message",
+                    show_str(want),
+                    message.map_or_else(none, |m| show_str(m)),
+                );
             }
         }
         if let Some(want) = &e.message_contains {
             if !message.is_some_and(|m| m.contains(want.as_str())) {
-                fail("message_contains", show_str(want), message.map_or_else(none, |m| show_str(m)));
+                fail(
+                    "message_contains",
+                    show_str(want),
+                    message.map_or_else(none, |m| show_str(m)),
+                );
             }
         }
         if let Some(want) = &e.placeholder {
             if placeholder != Some(want) {
-                fail("placeholder", show_str(want), placeholder.map_or_else(none, |m| show_str(m)));
+                fail(
+                    "placeholder",
+                    show_str(want),
+                    placeholder.map_or_else(none, |m| show_str(m)),
+                );
             }
         }
         if let Some(want) = &e.rule_key {
             if key != Some(want) {
-                fail("rule_key", show_str(want), key.map_or_else(none, |m| show_str(m)));
+                fail(
+                    "rule_key",
+                    show_str(want),
+                    key.map_or_else(none, |m| show_str(m)),
+                );
             }
         }
         if let Some(want) = &e.args {
             for (k, wv) in want {
                 let got = args.and_then(|a| a.get(k));
                 if got != Some(wv) {
-                    fail(&format!("args.{k}"), wv.to_string(), got.map_or_else(|| if args.is_some() { "(unset)".into() } else { "(no modify)".into() }, Value::to_string));
+                    fail(
+                        &format!("args.{k}"),
+                        wv.to_string(),
+                        got.map_or_else(
+                            || {
+                                if args.is_some() {
+                                    "(unset)".into()
+                                } else {
+                                    "(no modify)".into()
+                                }
+                            },
+                            Value::to_string,
+                        ),
+                    );
                 }
             }
         }
         if let Some(want) = &e.context {
             if context != Some(want) {
-                fail("context", show_str(want), context.map_or_else(none, |m| show_str(m)));
+                fail(
+                    "context",
+                    show_str(want),
+                    context.map_or_else(none, |m| show_str(m)),
+                );
             }
         }
         if let Some(want) = &e.context_contains {
             if !context.is_some_and(|m| m.contains(want.as_str())) {
-                fail("context_contains", show_str(want), context.map_or_else(none, |m| show_str(m)));
+                fail(
+                    "context_contains",
+                    show_str(want),
+                    context.map_or_else(none, |m| show_str(m)),
+                );
             }
         }
     }
     let mut seen = std::collections::HashSet::new();
     exercised.retain(|r| seen.insert(r.clone()));
-    CaseResult { file: file.to_path_buf(), name: case.name.clone(), line: case.line, failures, exercised, duration: start.elapsed() }
+    CaseResult {
+        file: file.to_path_buf(),
+        name: case.name.clone(),
+        line: case.line,
+        failures,
+        exercised,
+        duration: start.elapsed(),
+    }
 }
 
 fn same_set(a: &[String], b: &[String]) -> bool {
@@ -492,7 +666,9 @@ pub fn discover<P: AsRef<Path>>(policy_paths: &[P]) -> Vec<PathBuf> {
         if p.is_dir() {
             collect(p, &mut out);
         } else if let Some(name) = p.file_name().and_then(|n| n.to_str()) {
-            let stem = ["warden.yaml", "warden.yml", "warden.json", "warden"].iter().find_map(|ext| name.strip_suffix(&format!(".{ext}")));
+            let stem = ["warden.yaml", "warden.yml", "warden.json", "warden"]
+                .iter()
+                .find_map(|ext| name.strip_suffix(&format!(".{ext}")));
             if let Some(stem) = stem {
                 let t = p.with_file_name(format!("{stem}{TEST_SUFFIX}"));
                 if t.is_file() {
@@ -507,7 +683,9 @@ pub fn discover<P: AsRef<Path>>(policy_paths: &[P]) -> Vec<PathBuf> {
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in rd.flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -520,13 +698,24 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// True for `*.test.yaml`.
 pub fn is_test_file(p: &Path) -> bool {
-    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(TEST_SUFFIX))
+    p.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(TEST_SUFFIX))
 }
 
 /// Which rules the tests exercised: `(rule id, covered)` in policy order.
-pub fn coverage<'a>(rule_ids: impl IntoIterator<Item = &'a str>, results: &[CaseResult]) -> Vec<(&'a str, bool)> {
-    let hit: std::collections::HashSet<&str> = results.iter().flat_map(|r| r.exercised.iter().map(String::as_str)).collect();
-    rule_ids.into_iter().map(|id| (id, hit.contains(id))).collect()
+pub fn coverage<'a>(
+    rule_ids: impl IntoIterator<Item = &'a str>,
+    results: &[CaseResult],
+) -> Vec<(&'a str, bool)> {
+    let hit: std::collections::HashSet<&str> = results
+        .iter()
+        .flat_map(|r| r.exercised.iter().map(String::as_str))
+        .collect();
+    rule_ids
+        .into_iter()
+        .map(|id| (id, hit.contains(id)))
+        .collect()
 }
 
 #[cfg(test)]
@@ -594,11 +783,23 @@ tests:
 
     #[test]
     fn bad_files_say_where() {
-        let e = parse_file(Path::new("t.test.yaml"), "tests:\n  - name: x\n    evnt: pre_llm_call\n    expect: {decision: allow}\n").unwrap_err();
+        let e = parse_file(
+            Path::new("t.test.yaml"),
+            "tests:\n  - name: x\n    evnt: pre_llm_call\n    expect: {decision: allow}\n",
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("t.test.yaml:3"), "{e}");
-        let e = parse_file(Path::new("t.test.yaml"), "tests:\n  - name: x\n    event: pre_llm_cal\n    expect: {decision: allow}\n").unwrap_err();
+        let e = parse_file(
+            Path::new("t.test.yaml"),
+            "tests:\n  - name: x\n    event: pre_llm_cal\n    expect: {decision: allow}\n",
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("did you mean `pre_llm_call`"), "{e}");
-        let e = parse_file(Path::new("t.test.yaml"), "tests:\n  - name: x\n    expect: {decision: blok}\n").unwrap_err();
+        let e = parse_file(
+            Path::new("t.test.yaml"),
+            "tests:\n  - name: x\n    expect: {decision: blok}\n",
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("unknown decision"), "{e}");
     }
 }

@@ -5,27 +5,80 @@
 use crate::diag::{SourceFile, Span};
 use crate::event::{Field, Hook};
 use crate::syntax::ast::{RedactOptions, RedactReplace, RegexLit, Scalar};
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// Where a checked item came from.
 #[derive(Clone, Debug)]
 pub struct Origin {
-    /// The source file.
+    /// The source file (text empty when loaded from the compiled-policy cache).
     pub file: Arc<SourceFile>,
     /// The span of the item's name.
     pub span: Span,
+    /// 1-based line of `span.start`.
+    pub line: usize,
+    /// 1-based column of `span.start`.
+    pub col: usize,
 }
 
 impl Origin {
+    /// The origin of `span` in `file`.
+    pub fn new(file: &Arc<SourceFile>, span: Span) -> Origin {
+        let (line, col) = file.line_col(span.start);
+        Origin {
+            file: file.clone(),
+            span,
+            line,
+            col,
+        }
+    }
+
     /// `path:line:col`.
     pub fn location(&self) -> String {
-        let (l, c) = self.file.line_col(self.span.start);
-        format!("{}:{}:{}", self.file.path.display(), l, c)
+        format!("{}:{}:{}", self.file.path.display(), self.line, self.col)
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct OriginWire {
+    path: std::path::PathBuf,
+    start: usize,
+    end: usize,
+    line: usize,
+    col: usize,
+}
+
+impl Serialize for Origin {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        OriginWire {
+            path: self.file.path.clone(),
+            start: self.span.start,
+            end: self.span.end,
+            line: self.line,
+            col: self.col,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Origin {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let w = OriginWire::deserialize(d)?;
+        let file = Arc::new(SourceFile {
+            path: w.path,
+            text: String::new(),
+        });
+        Ok(Origin {
+            file,
+            span: Span::new(w.start, w.end),
+            line: w.line,
+            col: w.col,
+        })
     }
 }
 
 /// A resolved condition.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Expr {
     /// All hold.
     And(Vec<Expr>),
@@ -40,7 +93,7 @@ pub enum Expr {
 }
 
 /// A test on one field.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Atom {
     /// The field tested.
     pub field: Field,
@@ -51,7 +104,7 @@ pub struct Atom {
 }
 
 /// What an atom checks.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Test {
     /// Equal to the scalar (strings: optionally ignoring case).
     Eq {
@@ -115,7 +168,7 @@ pub enum Test {
 }
 
 /// A checked shell predicate.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum ShellTest {
     /// Some simple command runs one of `programs` and satisfies every qualifier.
     Command {
@@ -140,7 +193,7 @@ pub enum ShellTest {
 }
 
 /// A qualifier of a `command` predicate.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Qual {
     /// Every flag present (names such as `recursive`, or raw `-f`).
     Flags(Vec<String>),
@@ -159,7 +212,7 @@ pub enum Qual {
 }
 
 /// The right-hand side of `path(x) under …`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum UnderTarget {
     /// Literal paths (`~` and `$HOME` not yet expanded).
     Paths(Vec<String>),
@@ -168,14 +221,14 @@ pub enum UnderTarget {
 }
 
 /// A message with `{field}` holes.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Template {
     /// Literal text and fields, in order.
     pub parts: Vec<TemplatePart>,
 }
 
 /// One piece of a [`Template`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum TemplatePart {
     /// Text as is.
     Lit(String),
@@ -186,10 +239,10 @@ pub enum TemplatePart {
 }
 
 /// A `modify` right-hand side.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum ValueExpr {
-    /// A JSON scalar.
-    Const(serde_json::Value),
+    /// A scalar.
+    Const(Scalar),
     /// A string template.
     Template(Template),
     /// Another field.
@@ -206,7 +259,7 @@ pub enum ValueExpr {
 }
 
 /// A checked action.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Action {
     /// Block the call or the turn.
     Block {
@@ -245,7 +298,7 @@ impl Action {
 }
 
 /// A checked redaction rule, handed to the redaction engine.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RedactRule {
     /// The detector regex.
     pub pattern: RegexLit,
@@ -256,7 +309,7 @@ pub struct RedactRule {
 }
 
 /// A checked rule.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Rule {
     /// Dotted id.
     pub id: String,
@@ -281,7 +334,7 @@ pub struct Rule {
 }
 
 /// A checked exemption.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Exemption {
     /// Exact id, or `prefix.` for `prefix.*`, or empty for `*`.
     pub pattern: String,
@@ -309,7 +362,7 @@ impl Exemption {
 }
 
 /// A loaded pack header.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Pack {
     /// Name.
     pub name: String,
@@ -320,7 +373,7 @@ pub struct Pack {
 }
 
 /// A whole checked policy set.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct CheckedPolicy {
     /// Rules in load order (files in path order, rules in file order).
     pub rules: Vec<Rule>,

@@ -31,15 +31,26 @@ pub struct CheckOptions {
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        CheckOptions { today: today(), validate_regexes: true }
+        CheckOptions {
+            today: today(),
+            validate_regexes: true,
+        }
     }
 }
 
 /// Check parsed files as one policy set. Returns the checked policy and
 /// every diagnostic (errors and warnings); the policy is only usable when no
 /// diagnostic is an error.
-pub fn check(files: &[(Arc<SourceFile>, ast::PolicyFile)], opts: &CheckOptions) -> (CheckedPolicy, Vec<Diagnostic>) {
-    let mut c = Checker { opts, diags: Vec::new(), lists: HashMap::new(), defines: HashMap::new() };
+pub fn check(
+    files: &[(Arc<SourceFile>, ast::PolicyFile)],
+    opts: &CheckOptions,
+) -> (CheckedPolicy, Vec<Diagnostic>) {
+    let mut c = Checker {
+        opts,
+        diags: Vec::new(),
+        lists: HashMap::new(),
+        defines: HashMap::new(),
+    };
     c.collect_names(files);
     let mut out = CheckedPolicy::default();
     let mut seen: HashMap<String, Origin> = HashMap::new();
@@ -49,13 +60,21 @@ pub fn check(files: &[(Arc<SourceFile>, ast::PolicyFile)], opts: &CheckOptions) 
             if let Item::Rule(r) = item {
                 if let Some(first) = seen.get(&r.id.node) {
                     c.diags.push(
-                        Diagnostic::error("duplicate-rule", file, r.id.span, format!("rule `{}` is defined twice", r.id.node))
-                            .with_label("second definition")
-                            .with_help(format!("the first is at {}; rule ids must be unique across the policy set", first.location())),
+                        Diagnostic::error(
+                            "duplicate-rule",
+                            file,
+                            r.id.span,
+                            format!("rule `{}` is defined twice", r.id.node),
+                        )
+                        .with_label("second definition")
+                        .with_help(format!(
+                            "the first is at {}; rule ids must be unique across the policy set",
+                            first.location()
+                        )),
                     );
                     continue;
                 }
-                let origin = Origin { file: file.clone(), span: r.id.span };
+                let origin = Origin::new(file, r.id.span);
                 seen.insert(r.id.node.clone(), origin.clone());
                 if let Some(rule) = c.check_rule(file, r, pack.clone(), origin) {
                     out.rules.push(rule);
@@ -105,19 +124,26 @@ impl Checker<'_> {
                 };
                 if let Some(first) = where_.get(&name.node) {
                     self.diags.push(
-                        Diagnostic::error("duplicate-name", file, name.span, format!("`{}` is already defined", name.node))
-                            .with_label(format!("second {kind} with this name"))
-                            .with_help(format!("the first is at {first}")),
+                        Diagnostic::error(
+                            "duplicate-name",
+                            file,
+                            name.span,
+                            format!("`{}` is already defined", name.node),
+                        )
+                        .with_label(format!("second {kind} with this name"))
+                        .with_help(format!("the first is at {first}")),
                     );
                     continue;
                 }
                 where_.insert(name.node.clone(), loc);
                 match item {
                     Item::List(l) => {
-                        self.lists.insert(l.name.node.clone(), (file.clone(), l.values.clone()));
+                        self.lists
+                            .insert(l.name.node.clone(), (file.clone(), l.values.clone()));
                     }
                     Item::Define(d) => {
-                        self.defines.insert(d.name.node.clone(), (file.clone(), d.condition.clone()));
+                        self.defines
+                            .insert(d.name.node.clone(), (file.clone(), d.condition.clone()));
                     }
                     _ => {}
                 }
@@ -125,27 +151,43 @@ impl Checker<'_> {
         }
     }
 
-    fn check_pack(&mut self, file: &Arc<SourceFile>, tree: &ast::PolicyFile, out: &mut CheckedPolicy) -> Option<String> {
+    fn check_pack(
+        &mut self,
+        file: &Arc<SourceFile>,
+        tree: &ast::PolicyFile,
+        out: &mut CheckedPolicy,
+    ) -> Option<String> {
         let mut name = None;
         for item in &tree.items {
             let Item::Pack(p) = item else { continue };
             if name.is_some() {
                 self.diags.push(
-                    Diagnostic::error("duplicate-pack", file, p.name.span, "a file declares at most one pack")
-                        .with_label("second `pack` header"),
+                    Diagnostic::error(
+                        "duplicate-pack",
+                        file,
+                        p.name.span,
+                        "a file declares at most one pack",
+                    )
+                    .with_label("second `pack` header"),
                 );
                 continue;
             }
             if semver::Version::parse(&normalize_version(&p.version.node)).is_err() {
                 self.diags.push(
-                    Diagnostic::error("bad-version", file, p.version.span, format!("`{}` is not a version", p.version.node))
-                        .with_label("expected MAJOR.MINOR.PATCH"),
+                    Diagnostic::error(
+                        "bad-version",
+                        file,
+                        p.version.span,
+                        format!("`{}` is not a version", p.version.node),
+                    )
+                    .with_label("expected MAJOR.MINOR.PATCH"),
                 );
             }
             if let Some(req) = &p.requires {
                 match semver::VersionReq::parse(&req.node) {
                     Ok(r) => {
-                        let me = semver::Version::parse(env!("CARGO_PKG_VERSION")).expect("own version");
+                        let me =
+                            semver::Version::parse(env!("CARGO_PKG_VERSION")).expect("own version");
                         if !r.matches(&me) {
                             self.diags.push(
                                 Diagnostic::error("incompatible-pack", file, req.span, format!(
@@ -157,44 +199,73 @@ impl Checker<'_> {
                         }
                     }
                     Err(e) => self.diags.push(
-                        Diagnostic::error("bad-version", file, req.span, format!("bad version requirement: {e}")).with_label("here"),
+                        Diagnostic::error(
+                            "bad-version",
+                            file,
+                            req.span,
+                            format!("bad version requirement: {e}"),
+                        )
+                        .with_label("here"),
                     ),
                 }
             }
             out.packs.push(Pack {
                 name: p.name.node.clone(),
                 version: p.version.node.clone(),
-                origin: Origin { file: file.clone(), span: p.name.span },
+                origin: Origin::new(file, p.name.span),
             });
             name = Some(p.name.node.clone());
         }
         name
     }
 
-    fn check_rule(&mut self, file: &Arc<SourceFile>, r: &ast::Rule, pack: Option<String>, origin: Origin) -> Option<Rule> {
+    fn check_rule(
+        &mut self,
+        file: &Arc<SourceFile>,
+        r: &ast::Rule,
+        pack: Option<String>,
+        origin: Origin,
+    ) -> Option<Rule> {
         let before = self.error_count();
-        let is_redact = r.actions.iter().any(|a| matches!(a.node, ast::Action::Redact { .. }));
+        let is_redact = r
+            .actions
+            .iter()
+            .any(|a| matches!(a.node, ast::Action::Redact { .. }));
         let hooks = self.check_events(file, r, is_redact);
         if let Some(sev) = &r.severity {
             if !SEVERITIES.contains(&sev.node.as_str()) {
-                let d = Diagnostic::error("bad-severity", file, sev.span, format!("unknown severity `{}`", sev.node))
-                    .with_label("not a severity")
-                    .with_help(match did_you_mean(&sev.node, SEVERITIES) {
-                        Some(s) => format!("did you mean `{s}`? (one of {})", SEVERITIES.join(", ")),
-                        None => format!("use one of {}", SEVERITIES.join(", ")),
-                    });
+                let d = Diagnostic::error(
+                    "bad-severity",
+                    file,
+                    sev.span,
+                    format!("unknown severity `{}`", sev.node),
+                )
+                .with_label("not a severity")
+                .with_help(match did_you_mean(&sev.node, SEVERITIES) {
+                    Some(s) => format!("did you mean `{s}`? (one of {})", SEVERITIES.join(", ")),
+                    None => format!("use one of {}", SEVERITIES.join(", ")),
+                });
                 self.diags.push(d);
             }
         }
-        let mut ctx = Ctx { file: file.clone(), hooks: &hooks, stack: Vec::new() };
+        let mut ctx = Ctx {
+            file: file.clone(),
+            hooks: &hooks,
+            stack: Vec::new(),
+        };
         let when = match &r.when {
             Some(c) => self.cond(c, &mut ctx),
             None if is_redact => Expr::Const(true),
             None => {
                 self.diags.push(
-                    Diagnostic::error("missing-when", file, r.id.span, format!("rule `{}` has no `when` condition", r.id.node))
-                        .with_label("this rule")
-                        .with_help("add `when CONDITION` (write `when true` to match every event)"),
+                    Diagnostic::error(
+                        "missing-when",
+                        file,
+                        r.id.span,
+                        format!("rule `{}` has no `when` condition", r.id.node),
+                    )
+                    .with_label("this rule")
+                    .with_help("add `when CONDITION` (write `when true` to match every event)"),
                 );
                 Expr::Const(false)
             }
@@ -203,9 +274,16 @@ impl Checker<'_> {
         let action = self.check_action(file, r, &hooks)?;
         if matches!(action, Action::Approve { key: None, .. }) {
             self.diags.push(
-                Diagnostic::warning("approve-without-key", file, r.id.span, format!("rule `{}` approves without a `key`", r.id.node))
-                    .with_label("no rule_key")
-                    .with_help("add `key \"scope:name\"` so a human's answer can be remembered per scope"),
+                Diagnostic::warning(
+                    "approve-without-key",
+                    file,
+                    r.id.span,
+                    format!("rule `{}` approves without a `key`", r.id.node),
+                )
+                .with_label("no rule_key")
+                .with_help(
+                    "add `key \"scope:name\"` so a human's answer can be remembered per scope",
+                ),
             );
         }
         if self.error_count() > before {
@@ -214,7 +292,10 @@ impl Checker<'_> {
         Some(Rule {
             id: r.id.node.clone(),
             description: r.description.as_ref().map(|d| d.node.clone()),
-            severity: r.severity.as_ref().map_or(DEFAULT_SEVERITY.to_string(), |s| s.node.clone()),
+            severity: r
+                .severity
+                .as_ref()
+                .map_or(DEFAULT_SEVERITY.to_string(), |s| s.node.clone()),
             tags: r.tags.as_ref().map(|t| t.node.clone()).unwrap_or_default(),
             hooks,
             when,
@@ -226,18 +307,31 @@ impl Checker<'_> {
     }
 
     fn error_count(&self) -> usize {
-        self.diags.iter().filter(|d| d.severity == crate::diag::Severity::Error).count()
+        self.diags
+            .iter()
+            .filter(|d| d.severity == crate::diag::Severity::Error)
+            .count()
     }
 
-    fn check_events(&mut self, file: &Arc<SourceFile>, r: &ast::Rule, is_redact: bool) -> Vec<Hook> {
+    fn check_events(
+        &mut self,
+        file: &Arc<SourceFile>,
+        r: &ast::Rule,
+        is_redact: bool,
+    ) -> Vec<Hook> {
         if r.on.is_empty() {
             if is_redact {
                 return Hook::TRANSFORMS.to_vec();
             }
             self.diags.push(
-                Diagnostic::error("missing-on", file, r.id.span, format!("rule `{}` does not say which events it runs on", r.id.node))
-                    .with_label("this rule")
-                    .with_help("add `on pre_tool_call` (or another event)"),
+                Diagnostic::error(
+                    "missing-on",
+                    file,
+                    r.id.span,
+                    format!("rule `{}` does not say which events it runs on", r.id.node),
+                )
+                .with_label("this rule")
+                .with_help("add `on pre_tool_call` (or another event)"),
             );
             return Vec::new();
         }
@@ -262,7 +356,12 @@ impl Checker<'_> {
         hooks
     }
 
-    fn check_action(&mut self, file: &Arc<SourceFile>, r: &ast::Rule, hooks: &[Hook]) -> Option<Action> {
+    fn check_action(
+        &mut self,
+        file: &Arc<SourceFile>,
+        r: &ast::Rule,
+        hooks: &[Hook],
+    ) -> Option<Action> {
         let Some(first) = r.actions.first() else {
             self.diags.push(
                 Diagnostic::error("missing-action", file, r.id.span, format!("rule `{}` has no action", r.id.node))
@@ -292,11 +391,19 @@ impl Checker<'_> {
         for h in hooks {
             if !allowed.contains(h) {
                 let names: Vec<&str> = allowed.iter().map(|h| h.name()).collect();
-                let span = r.on.iter().find(|e| e.node == h.name()).map_or(first.span, |e| e.span);
+                let span =
+                    r.on.iter()
+                        .find(|e| e.node == h.name())
+                        .map_or(first.span, |e| e.span);
                 self.diags.push(
-                    Diagnostic::error("action-not-on-event", file, span, format!("`{first_kind}` cannot act on {}", h.name()))
-                        .with_label("this event")
-                        .with_help(format!("`{first_kind}` works on {}", names.join(", "))),
+                    Diagnostic::error(
+                        "action-not-on-event",
+                        file,
+                        span,
+                        format!("`{first_kind}` cannot act on {}", h.name()),
+                    )
+                    .with_label("this event")
+                    .with_help(format!("`{first_kind}` works on {}", names.join(", "))),
                 );
             }
         }
@@ -309,9 +416,15 @@ impl Checker<'_> {
                 );
             }
         }
-        let tctx = TplCtx { file: file.clone(), hooks };
+        let tctx = TplCtx {
+            file: file.clone(),
+            hooks,
+        };
         Some(match &first.node {
-            ast::Action::Block { message, placeholder } => {
+            ast::Action::Block {
+                message,
+                placeholder,
+            } => {
                 if message.trim().is_empty() {
                     self.diags.push(
                         Diagnostic::error("empty-message", file, first.span, "a block needs a non-empty message")
@@ -321,20 +434,33 @@ impl Checker<'_> {
                 }
                 if placeholder.is_some() && !hooks.iter().all(|h| *h == Hook::PreLlmCall) {
                     self.diags.push(
-                        Diagnostic::error("placeholder-needs-llm", file, first.span, "`placeholder` only applies to pre_llm_call blocks")
-                            .with_label("here"),
+                        Diagnostic::error(
+                            "placeholder-needs-llm",
+                            file,
+                            first.span,
+                            "`placeholder` only applies to pre_llm_call blocks",
+                        )
+                        .with_label("here"),
                     );
                 }
-                Action::Block { message: self.template(message, first.span, &tctx), placeholder: placeholder.clone() }
+                Action::Block {
+                    message: self.template(message, first.span, &tctx),
+                    placeholder: placeholder.clone(),
+                }
             }
-            ast::Action::Approve { message, key } => {
-                Action::Approve { message: self.template(message, first.span, &tctx), key: key.clone() }
+            ast::Action::Approve { message, key } => Action::Approve {
+                message: self.template(message, first.span, &tctx),
+                key: key.clone(),
+            },
+            ast::Action::Context { text } => {
+                Action::Context(self.template(text, first.span, &tctx))
             }
-            ast::Action::Context { text } => Action::Context(self.template(text, first.span, &tctx)),
             ast::Action::Modify { .. } => {
                 let mut sets = Vec::new();
                 for a in &r.actions {
-                    let ast::Action::Modify { field, value } = &a.node else { continue };
+                    let ast::Action::Modify { field, value } = &a.node else {
+                        continue;
+                    };
                     let key = match field.node.segments.as_slice() {
                         [Segment::Key(root), Segment::Key(k)] if root == "args" => k.clone(),
                         _ => {
@@ -360,32 +486,57 @@ impl Checker<'_> {
                 if let Some(v) = &r.options.validate {
                     if !VALIDATORS.contains(&v.node.as_str()) {
                         self.diags.push(
-                            Diagnostic::error("unknown-validator", file, v.span, format!("unknown validator `{}`", v.node))
-                                .with_label("not a validator")
-                                .with_help(match did_you_mean(&v.node, VALIDATORS) {
+                            Diagnostic::error(
+                                "unknown-validator",
+                                file,
+                                v.span,
+                                format!("unknown validator `{}`", v.node),
+                            )
+                            .with_label("not a validator")
+                            .with_help(
+                                match did_you_mean(&v.node, VALIDATORS) {
                                     Some(s) => format!("did you mean `{s}`?"),
                                     None => format!("validators: {}", VALIDATORS.join(", ")),
-                                }),
+                                },
+                            ),
                         );
                     }
                 }
                 if let Some(c) = &r.options.capture {
-                    if let Ok(re) = regex_syntax::Parser::new().parse(&pattern.source()) {
-                        let groups = regex_syntax::hir::Hir::properties(&re).explicit_captures_len();
+                    if let Ok(re) = crate::syntax::parse_regex(&pattern.source()) {
+                        let groups =
+                            regex_syntax::hir::Hir::properties(&re).explicit_captures_len();
                         if c.node as usize > groups {
                             self.diags.push(
-                                Diagnostic::error("bad-capture", file, c.span, format!("the regex has {groups} capture group(s), not {}", c.node))
-                                    .with_label("no such group"),
+                                Diagnostic::error(
+                                    "bad-capture",
+                                    file,
+                                    c.span,
+                                    format!(
+                                        "the regex has {groups} capture group(s), not {}",
+                                        c.node
+                                    ),
+                                )
+                                .with_label("no such group"),
                             );
                         }
                     }
                 }
-                Action::Redact(Box::new(RedactRule { pattern: pattern.clone(), replace: replace.clone(), options: r.options.clone() }))
+                Action::Redact(Box::new(RedactRule {
+                    pattern: pattern.clone(),
+                    replace: replace.clone(),
+                    options: r.options.clone(),
+                }))
             }
         })
     }
 
-    fn check_exempt(&mut self, file: &Arc<SourceFile>, e: &ast::Exempt, rules: &[Rule]) -> Option<Exemption> {
+    fn check_exempt(
+        &mut self,
+        file: &Arc<SourceFile>,
+        e: &ast::Exempt,
+        rules: &[Rule],
+    ) -> Option<Exemption> {
         let (pattern, is_prefix) = match e.rule.node.as_str() {
             "*" => (String::new(), true),
             p => match p.strip_suffix('*') {
@@ -399,36 +550,61 @@ impl Checker<'_> {
             when: None,
             because: e.because.clone(),
             until: e.until.as_ref().map(|u| u.node.clone()),
-            origin: Origin { file: file.clone(), span: e.rule.span },
+            origin: Origin::new(file, e.rule.span),
         };
         let targets: Vec<&Rule> = rules.iter().filter(|r| ex.covers(&r.id)).collect();
         if targets.is_empty() {
             let sugg = did_you_mean(&e.rule.node, rules.iter().map(|r| r.id.as_str()));
             self.diags.push(
-                Diagnostic::error("exempt-unknown-rule", file, e.rule.span, format!("`exempt` names no rule: `{}`", e.rule.node))
-                    .with_label("no such rule")
-                    .with_help(match sugg {
-                        Some(s) => format!("did you mean `{s}`?"),
-                        None => "exempt a rule id from the loaded policy set, or `prefix.*`".into(),
-                    }),
+                Diagnostic::error(
+                    "exempt-unknown-rule",
+                    file,
+                    e.rule.span,
+                    format!("`exempt` names no rule: `{}`", e.rule.node),
+                )
+                .with_label("no such rule")
+                .with_help(match sugg {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => "exempt a rule id from the loaded policy set, or `prefix.*`".into(),
+                }),
             );
             return None;
         }
         if e.because.trim().is_empty() {
             self.diags.push(
-                Diagnostic::error("exempt-needs-reason", file, e.rule.span, "an exemption needs a reason")
-                    .with_label("empty `because`")
-                    .with_help("say why the exception is safe, e.g. `because \"feature branches are ours\"`"),
+                Diagnostic::error(
+                    "exempt-needs-reason",
+                    file,
+                    e.rule.span,
+                    "an exemption needs a reason",
+                )
+                .with_label("empty `because`")
+                .with_help(
+                    "say why the exception is safe, e.g. `because \"feature branches are ours\"`",
+                ),
             );
         }
         if let Some(until) = &e.until {
             if !valid_date(&until.node) {
-                self.diags.push(Diagnostic::error("bad-date", file, until.span, format!("`{}` is not a date", until.node)).with_label("expected YYYY-MM-DD"));
+                self.diags.push(
+                    Diagnostic::error(
+                        "bad-date",
+                        file,
+                        until.span,
+                        format!("`{}` is not a date", until.node),
+                    )
+                    .with_label("expected YYYY-MM-DD"),
+                );
             } else if until.node.as_str() < self.opts.today.as_str() {
                 self.diags.push(
-                    Diagnostic::warning("exemption-expired", file, until.span, format!("this exemption expired on {}", until.node))
-                        .with_label("expired: no longer applies")
-                        .with_help("remove it, or extend `until` if the exception is still needed"),
+                    Diagnostic::warning(
+                        "exemption-expired",
+                        file,
+                        until.span,
+                        format!("this exemption expired on {}", until.node),
+                    )
+                    .with_label("expired: no longer applies")
+                    .with_help("remove it, or extend `until` if the exception is still needed"),
                 );
                 return None;
             }
@@ -443,7 +619,11 @@ impl Checker<'_> {
             }
         }
         let when = e.when.as_ref().map(|c| {
-            let mut ctx = Ctx { file: file.clone(), hooks: &hooks, stack: Vec::new() };
+            let mut ctx = Ctx {
+                file: file.clone(),
+                hooks: &hooks,
+                stack: Vec::new(),
+            };
             self.cond(c, &mut ctx)
         });
         Some(Exemption { when, ..ex })
@@ -459,7 +639,11 @@ impl Checker<'_> {
             Cond::Const(b) => Expr::Const(*b),
             Cond::Ref(name) => self.macro_ref(name, ctx),
             Cond::Exists(f) => match self.field(&f.node, f.span, ctx) {
-                Some(field) => Expr::Atom(Atom { field, test: Test::Exists, span: f.span }),
+                Some(field) => Expr::Atom(Atom {
+                    field,
+                    test: Test::Exists,
+                    span: f.span,
+                }),
                 None => Expr::Const(false),
             },
             Cond::Under(u) => {
@@ -467,7 +651,9 @@ impl Checker<'_> {
                 let target = match &u.target.node {
                     Operand::Value(Scalar::Str(s)) => Some(UnderTarget::Paths(vec![s.clone()])),
                     Operand::List(_) => self.string_list(&u.target, ctx).map(UnderTarget::Paths),
-                    Operand::Name(n) if n.segments.len() == 1 && self.lists.contains_key(n.root()) => {
+                    Operand::Name(n)
+                        if n.segments.len() == 1 && self.lists.contains_key(n.root()) =>
+                    {
                         self.string_list(&u.target, ctx).map(UnderTarget::Paths)
                     }
                     Operand::Name(n) => self.field(n, u.target.span, ctx).map(UnderTarget::Field),
@@ -477,7 +663,11 @@ impl Checker<'_> {
                     }
                 };
                 match (field, target) {
-                    (Some(field), Some(target)) => Expr::Atom(Atom { field, test: Test::Under { target }, span: u.field.span }),
+                    (Some(field), Some(target)) => Expr::Atom(Atom {
+                        field,
+                        test: Test::Under { target },
+                        span: u.field.span,
+                    }),
                     _ => Expr::Const(false),
                 }
             }
@@ -517,7 +707,9 @@ impl Checker<'_> {
             );
             return Expr::Const(false);
         }
-        let field = fields.pop().unwrap_or(Field::Args(vec![PathSeg::Key("command".into())]));
+        let field = fields
+            .pop()
+            .unwrap_or(Field::Args(vec![PathSeg::Key("command".into())]));
         let test = match &pred.node {
             P::Unknown => Some(ShellTest::Unknown),
             P::Command { programs, with } => {
@@ -530,12 +722,25 @@ impl Checker<'_> {
                 }
                 Some(ShellTest::Command { programs, quals })
             }
-            P::Pipe { from, to } => Some(ShellTest::Pipe { from: self.words(from), to: self.words(to) }),
-            P::Redirect { under: Some(o), .. } => self.paths_operand(o, span, ctx).map(ShellTest::RedirectUnder),
+            P::Pipe { from, to } => Some(ShellTest::Pipe {
+                from: self.words(from),
+                to: self.words(to),
+            }),
+            P::Redirect { under: Some(o), .. } => self
+                .paths_operand(o, span, ctx)
+                .map(ShellTest::RedirectUnder),
             P::Redirect { glob: Some(o), .. } => self.paths_operand(o, span, ctx).and_then(|g| {
                 for p in &g {
                     if let Err(e) = globset::Glob::new(p) {
-                        self.diags.push(Diagnostic::error("bad-glob", &ctx.file, span, format!("invalid glob `{p}`: {}", e.kind())).with_label("here"));
+                        self.diags.push(
+                            Diagnostic::error(
+                                "bad-glob",
+                                &ctx.file,
+                                span,
+                                format!("invalid glob `{p}`: {}", e.kind()),
+                            )
+                            .with_label("here"),
+                        );
                         return None;
                     }
                 }
@@ -544,7 +749,11 @@ impl Checker<'_> {
             P::Redirect { .. } => None,
         };
         match test {
-            Some(t) => Expr::Atom(Atom { field, test: Test::Shell(t), span }),
+            Some(t) => Expr::Atom(Atom {
+                field,
+                test: Test::Shell(t),
+                span,
+            }),
             None => Expr::Const(false),
         }
     }
@@ -561,10 +770,11 @@ impl Checker<'_> {
     }
 
     fn paths_operand(&mut self, o: &Operand, span: Span, ctx: &Ctx) -> Option<Vec<String>> {
-        self.string_list(&Spanned::new(o.clone(), span), ctx).or_else(|| match o {
-            Operand::Value(Scalar::Str(s)) => Some(vec![s.clone()]),
-            _ => None,
-        })
+        self.string_list(&Spanned::new(o.clone(), span), ctx)
+            .or_else(|| match o {
+                Operand::Value(Scalar::Str(s)) => Some(vec![s.clone()]),
+                _ => None,
+            })
     }
 
     fn qual(&mut self, q: &ast::ShellQual, span: Span, ctx: &mut Ctx) -> Option<Qual> {
@@ -573,16 +783,26 @@ impl Checker<'_> {
             Q::Flags(w) => Qual::Flags(self.words(w)),
             Q::AnyFlag(w) => Qual::AnyFlag(self.words(w)),
             Q::Flag(f) => Qual::Flags(vec![f.clone()]),
-            Q::Subcommand(w) => Qual::Subcommand(self.words(w).iter().map(|s| s.split_whitespace().map(String::from).collect()).collect()),
+            Q::Subcommand(w) => Qual::Subcommand(
+                self.words(w)
+                    .iter()
+                    .map(|s| s.split_whitespace().map(String::from).collect())
+                    .collect(),
+            ),
             Q::DynamicArgs => Qual::DynamicArgs,
             Q::ArgUnder(o) => Qual::ArgUnder(self.paths_operand(o, span, ctx)?),
             Q::ArgIs(o) => Qual::ArgIs(self.paths_operand(o, span, ctx)?),
-            Q::Arg { op, operand, nocase } => {
+            Q::Arg {
+                op,
+                operand,
+                nocase,
+            } => {
                 if *op == Op::Ne {
                     self.type_error(ctx, span, "`arg !=` would hold for almost any command; write `not command … with arg == …`");
                     return None;
                 }
-                let test = self.compare_test(*op, &Spanned::new(operand.clone(), span), *nocase, ctx)?;
+                let test =
+                    self.compare_test(*op, &Spanned::new(operand.clone(), span), *nocase, ctx)?;
                 Qual::Arg(Box::new(test))
             }
         })
@@ -591,8 +811,13 @@ impl Checker<'_> {
     fn macro_ref(&mut self, name: &Spanned<String>, ctx: &mut Ctx) -> Expr {
         let Some((file, cond)) = self.defines.get(&name.node).cloned() else {
             let cands: Vec<&str> = self.defines.keys().map(String::as_str).collect();
-            let mut d = Diagnostic::error("unknown-name", &ctx.file, name.span, format!("unknown condition `{}`", name.node))
-                .with_label("not a `define`d condition");
+            let mut d = Diagnostic::error(
+                "unknown-name",
+                &ctx.file,
+                name.span,
+                format!("unknown condition `{}`", name.node),
+            )
+            .with_label("not a `define`d condition");
             d = d.with_help(match did_you_mean(&name.node, cands) {
                 Some(s) => format!("did you mean `{s}`?"),
                 None if self.lists.contains_key(&name.node) => format!("`{}` is a list; use it as `FIELD in {}`", name.node, name.node),
@@ -603,9 +828,18 @@ impl Checker<'_> {
         };
         if ctx.stack.contains(&name.node) {
             self.diags.push(
-                Diagnostic::error("recursive-define", &ctx.file, name.span, format!("`{}` refers to itself", name.node))
-                    .with_label("recursion")
-                    .with_help(format!("definition chain: {} -> {}", ctx.stack.join(" -> "), name.node)),
+                Diagnostic::error(
+                    "recursive-define",
+                    &ctx.file,
+                    name.span,
+                    format!("`{}` refers to itself", name.node),
+                )
+                .with_label("recursion")
+                .with_help(format!(
+                    "definition chain: {} -> {}",
+                    ctx.stack.join(" -> "),
+                    name.node
+                )),
             );
             return Expr::Const(false);
         }
@@ -618,10 +852,22 @@ impl Checker<'_> {
     }
 
     fn compare(&mut self, cmp: &ast::Compare, ctx: &mut Ctx) -> Expr {
-        let Some(field) = self.field(&cmp.field.node, cmp.field.span, ctx) else { return Expr::Const(false) };
-        let op = if cmp.op.node == Op::Ne { Op::Eq } else { cmp.op.node };
-        let Some(test) = self.compare_test(op, &cmp.operand, cmp.nocase, ctx) else { return Expr::Const(false) };
-        let e = Expr::Atom(Atom { field, test, span: cmp.field.span });
+        let Some(field) = self.field(&cmp.field.node, cmp.field.span, ctx) else {
+            return Expr::Const(false);
+        };
+        let op = if cmp.op.node == Op::Ne {
+            Op::Eq
+        } else {
+            cmp.op.node
+        };
+        let Some(test) = self.compare_test(op, &cmp.operand, cmp.nocase, ctx) else {
+            return Expr::Const(false);
+        };
+        let e = Expr::Atom(Atom {
+            field,
+            test,
+            span: cmp.field.span,
+        });
         if cmp.op.node == Op::Ne {
             Expr::Not(Box::new(e))
         } else {
@@ -630,22 +876,41 @@ impl Checker<'_> {
     }
 
     /// The test an operator and operand make (`!=` is handled by the caller).
-    fn compare_test(&mut self, op: Op, operand: &Spanned<Operand>, nocase: bool, ctx: &Ctx) -> Option<Test> {
+    fn compare_test(
+        &mut self,
+        op: Op,
+        operand: &Spanned<Operand>,
+        nocase: bool,
+        ctx: &Ctx,
+    ) -> Option<Test> {
         match op {
             Op::Eq | Op::Ne => {
                 let Operand::Value(v) = &operand.node else {
-                    self.type_error(ctx, operand.span, "`==` and `!=` compare with one value; use `in [...]` for a list");
+                    self.type_error(
+                        ctx,
+                        operand.span,
+                        "`==` and `!=` compare with one value; use `in [...]` for a list",
+                    );
                     return None;
                 };
-                Some(Test::Eq { value: v.clone(), nocase })
+                Some(Test::Eq {
+                    value: v.clone(),
+                    nocase,
+                })
             }
-            Op::In => self.scalar_list(operand, ctx).map(|values| Test::In { values, nocase }),
+            Op::In => self
+                .scalar_list(operand, ctx)
+                .map(|values| Test::In { values, nocase }),
             Op::Contains | Op::StartsWith | Op::EndsWith => {
                 let needles = match &operand.node {
                     Operand::Value(Scalar::Str(s)) => Some(vec![s.clone()]),
                     Operand::List(_) | Operand::Name(_) => self.string_list(operand, ctx),
                     _ => {
-                        self.type_error(ctx, operand.span, &format!("`{}` takes a string or a list of strings", op.as_str()));
+                        self.type_error(
+                            ctx,
+                            operand.span,
+                            &format!("`{}` takes a string or a list of strings", op.as_str()),
+                        );
                         None
                     }
                 }?;
@@ -657,14 +922,19 @@ impl Checker<'_> {
             }
             Op::Matches => {
                 let Operand::Regex(re) = &operand.node else {
-                    self.type_error(ctx, operand.span, "`matches` takes a regex such as /pattern/i");
+                    self.type_error(
+                        ctx,
+                        operand.span,
+                        "`matches` takes a regex such as /pattern/i",
+                    );
                     return None;
                 };
                 let mut re = re.clone();
                 if nocase && !re.flags.contains('i') {
                     re.flags.push('i');
                 }
-                self.check_regex(&ctx.file, &re).then(|| Test::Matches { regex: re.source() })
+                self.check_regex(&ctx.file, &re)
+                    .then(|| Test::Matches { regex: re.source() })
             }
             Op::Detects => {
                 let patterns = match &operand.node {
@@ -682,15 +952,24 @@ impl Checker<'_> {
                     Operand::Value(Scalar::Str(s)) => Some(vec![s.clone()]),
                     Operand::List(_) | Operand::Name(_) => self.string_list(operand, ctx),
                     _ => {
-                        self.type_error(ctx, operand.span, "`glob` takes a pattern string or a list of them");
+                        self.type_error(
+                            ctx,
+                            operand.span,
+                            "`glob` takes a pattern string or a list of them",
+                        );
                         None
                     }
                 }?;
                 for p in &patterns {
                     if let Err(e) = globset::Glob::new(p) {
                         self.diags.push(
-                            Diagnostic::error("bad-glob", &ctx.file, operand.span, format!("invalid glob `{p}`: {}", e.kind()))
-                                .with_label("this pattern"),
+                            Diagnostic::error(
+                                "bad-glob",
+                                &ctx.file,
+                                operand.span,
+                                format!("invalid glob `{p}`: {}", e.kind()),
+                            )
+                            .with_label("this pattern"),
                         );
                         return None;
                     }
@@ -701,7 +980,8 @@ impl Checker<'_> {
     }
 
     fn type_error(&mut self, ctx: &Ctx, span: Span, msg: &str) {
-        self.diags.push(Diagnostic::error("type", &ctx.file, span, msg.to_string()).with_label("here"));
+        self.diags
+            .push(Diagnostic::error("type", &ctx.file, span, msg.to_string()).with_label("here"));
     }
 
     /// The members of a literal list or a named list.
@@ -715,19 +995,28 @@ impl Checker<'_> {
                     None => {
                         let sugg = did_you_mean(&name, self.lists.keys().map(String::as_str));
                         self.diags.push(
-                            Diagnostic::error("unknown-list", &ctx.file, op.span, format!("unknown list `{name}`"))
-                                .with_label("not a `list`")
-                                .with_help(match sugg {
-                                    Some(s) => format!("did you mean `{s}`?"),
-                                    None => "define it with `list NAME = [\"a\", \"b\"]`".into(),
-                                }),
+                            Diagnostic::error(
+                                "unknown-list",
+                                &ctx.file,
+                                op.span,
+                                format!("unknown list `{name}`"),
+                            )
+                            .with_label("not a `list`")
+                            .with_help(match sugg {
+                                Some(s) => format!("did you mean `{s}`?"),
+                                None => "define it with `list NAME = [\"a\", \"b\"]`".into(),
+                            }),
                         );
                         None
                     }
                 }
             }
             _ => {
-                self.type_error(ctx, op.span, "expected a list such as [\"a\", \"b\"] or a list name");
+                self.type_error(
+                    ctx,
+                    op.span,
+                    "expected a list such as [\"a\", \"b\"] or a list name",
+                );
                 None
             }
         }
@@ -740,7 +1029,11 @@ impl Checker<'_> {
             match v {
                 Scalar::Str(s) => out.push(s),
                 other => {
-                    self.type_error(ctx, op.span, &format!("expected strings, found {}", other.to_json()));
+                    self.type_error(
+                        ctx,
+                        op.span,
+                        &format!("expected strings, found {}", other.to_json()),
+                    );
                     return None;
                 }
             }
@@ -761,9 +1054,14 @@ impl Checker<'_> {
             Ok(f) => f,
             Err(FieldError::NotAnObject) => {
                 self.diags.push(
-                    Diagnostic::error("unknown-field", &ctx.file, span, format!("`{}` has no sub-fields", path.root()))
-                        .with_label(format!("unknown field {path}"))
-                        .with_help("only `args` and `extra` have sub-fields"),
+                    Diagnostic::error(
+                        "unknown-field",
+                        &ctx.file,
+                        span,
+                        format!("`{}` has no sub-fields", path.root()),
+                    )
+                    .with_label(format!("unknown field {path}"))
+                    .with_help("only `args` and `extra` have sub-fields"),
                 );
                 return None;
             }
@@ -771,15 +1069,26 @@ impl Checker<'_> {
                 let hook = ctx.hooks.first().copied().unwrap_or(Hook::PreToolCall);
                 let text = path.to_string();
                 let mut cands: Vec<String> = Field::names_for(hook).map(String::from).collect();
-                cands.extend(["args.command", "args.path", "args.content", "args.url"].map(String::from));
+                cands.extend(
+                    ["args.command", "args.path", "args.content", "args.url"].map(String::from),
+                );
                 let sugg = did_you_mean(&text, cands.iter().map(String::as_str)).map(String::from);
                 self.diags.push(
-                    Diagnostic::error("unknown-field", &ctx.file, span, format!("unknown field `{text}`"))
-                        .with_label(format!("unknown field {text}"))
-                        .with_help(match sugg {
-                            Some(s) => format!("did you mean `{s}`?"),
-                            None => format!("fields on {}: {}", hook.name(), Field::names_for(hook).collect::<Vec<_>>().join(", ")),
-                        }),
+                    Diagnostic::error(
+                        "unknown-field",
+                        &ctx.file,
+                        span,
+                        format!("unknown field `{text}`"),
+                    )
+                    .with_label(format!("unknown field {text}"))
+                    .with_help(match sugg {
+                        Some(s) => format!("did you mean `{s}`?"),
+                        None => format!(
+                            "fields on {}: {}",
+                            hook.name(),
+                            Field::names_for(hook).collect::<Vec<_>>().join(", ")
+                        ),
+                    }),
                 );
                 return None;
             }
@@ -789,12 +1098,25 @@ impl Checker<'_> {
                 let names: Vec<&str> = Field::names_for(*h).collect();
                 let sugg = did_you_mean(field.root_name(), names.iter().copied());
                 self.diags.push(
-                    Diagnostic::error("field-not-on-event", &ctx.file, span, format!("field `{}` is not available on {}", field, h.name()))
-                        .with_label(format!("unknown field {} for {}", field.root_name(), h.name()))
-                        .with_help(match sugg {
-                            Some(s) => format!("did you mean `{s}`? fields on {}: {}", h.name(), names.join(", ")),
-                            None => format!("fields on {}: {}", h.name(), names.join(", ")),
-                        }),
+                    Diagnostic::error(
+                        "field-not-on-event",
+                        &ctx.file,
+                        span,
+                        format!("field `{}` is not available on {}", field, h.name()),
+                    )
+                    .with_label(format!(
+                        "unknown field {} for {}",
+                        field.root_name(),
+                        h.name()
+                    ))
+                    .with_help(match sugg {
+                        Some(s) => format!(
+                            "did you mean `{s}`? fields on {}: {}",
+                            h.name(),
+                            names.join(", ")
+                        ),
+                        None => format!("fields on {}: {}", h.name(), names.join(", ")),
+                    }),
                 );
                 return None;
             }
@@ -810,22 +1132,26 @@ impl Checker<'_> {
         }
         for f in re.flags.chars() {
             if !"isxm".contains(f) {
-                self.diags.push(Diagnostic::error("bad-regex", file, re.span, format!("unknown regex flag `{f}`")).with_label("flags are i, s, m, x"));
+                self.diags.push(
+                    Diagnostic::error(
+                        "bad-regex",
+                        file,
+                        re.span,
+                        format!("unknown regex flag `{f}`"),
+                    )
+                    .with_label("flags are i, s, m, x"),
+                );
                 return false;
             }
         }
-        match regex_syntax::ParserBuilder::new()
-            .case_insensitive(re.flags.contains('i'))
-            .multi_line(re.flags.contains('m'))
-            .dot_matches_new_line(re.flags.contains('s'))
-            .ignore_whitespace(re.flags.contains('x'))
-            .build()
-            .parse(&re.pattern)
-        {
+        match crate::syntax::parse_regex(&re.source()) {
             Ok(_) => true,
             Err(e) => {
                 let (msg, span) = regex_error(&e, re);
-                self.diags.push(Diagnostic::error("bad-regex", file, span, format!("invalid regex: {msg}")).with_label(msg));
+                self.diags.push(
+                    Diagnostic::error("bad-regex", file, span, format!("invalid regex: {msg}"))
+                        .with_label(msg),
+                );
                 false
             }
         }
@@ -838,7 +1164,9 @@ impl Checker<'_> {
                 for p in parts {
                     match p {
                         RawPart::Lit(s) => out.push(TemplatePart::Lit(s)),
-                        RawPart::Field(name) if name == "findings" => out.push(TemplatePart::Findings),
+                        RawPart::Field(name) if name == "findings" => {
+                            out.push(TemplatePart::Findings)
+                        }
                         RawPart::Field(name) => {
                             let Some(path) = FieldPath::parse(&name) else {
                                 self.diags.push(
@@ -848,7 +1176,11 @@ impl Checker<'_> {
                                 );
                                 continue;
                             };
-                            let c = Ctx { file: ctx.file.clone(), hooks: ctx.hooks, stack: Vec::new() };
+                            let c = Ctx {
+                                file: ctx.file.clone(),
+                                hooks: ctx.hooks,
+                                stack: Vec::new(),
+                            };
                             if let Some(f) = self.field(&path, span, &c) {
                                 out.push(TemplatePart::Field(f));
                             }
@@ -871,17 +1203,29 @@ impl Checker<'_> {
     fn value_expr(&mut self, e: &ast::Expr, ctx: &TplCtx, span: Span) -> Option<ValueExpr> {
         Some(match e {
             ast::Expr::Value(Scalar::Str(s)) => ValueExpr::Template(self.template(s, span, ctx)),
-            ast::Expr::Value(v) => ValueExpr::Const(v.to_json()),
+            ast::Expr::Value(v) => ValueExpr::Const(v.clone()),
             ast::Expr::Field(f) => {
-                let c = Ctx { file: ctx.file.clone(), hooks: ctx.hooks, stack: Vec::new() };
+                let c = Ctx {
+                    file: ctx.file.clone(),
+                    hooks: ctx.hooks,
+                    stack: Vec::new(),
+                };
                 ValueExpr::Field(self.field(&f.node, f.span, &c)?)
             }
-            ast::Expr::Replace { input, pattern, with } => {
+            ast::Expr::Replace {
+                input,
+                pattern,
+                with,
+            } => {
                 let input = Box::new(self.value_expr(input, ctx, span)?);
                 if !self.check_regex(&ctx.file, pattern) {
                     return None;
                 }
-                ValueExpr::Replace { input, regex: pattern.source(), with: with.clone() }
+                ValueExpr::Replace {
+                    input,
+                    regex: pattern.source(),
+                    with: with.clone(),
+                }
             }
         })
     }
@@ -948,13 +1292,29 @@ fn parse_template(text: &str) -> Result<Vec<RawPart>, String> {
 /// A regex-syntax error as a message and a span inside the policy file.
 fn regex_error(e: &regex_syntax::Error, re: &ast::RegexLit) -> (String, Span) {
     let (msg, range) = match e {
-        regex_syntax::Error::Parse(p) => (p.kind().to_string(), Some((p.span().start.offset, p.span().end.offset))),
-        regex_syntax::Error::Translate(t) => (t.kind().to_string(), Some((t.span().start.offset, t.span().end.offset))),
+        regex_syntax::Error::Parse(p) => (
+            p.kind().to_string(),
+            Some((p.span().start.offset, p.span().end.offset)),
+        ),
+        regex_syntax::Error::Translate(t) => (
+            t.kind().to_string(),
+            Some((t.span().start.offset, t.span().end.offset)),
+        ),
         other => (other.to_string(), None),
     };
+    // Offsets are into `(?flags)pattern`; drop the flag group.
+    let flag_len = if re.flags.is_empty() {
+        0
+    } else {
+        re.flags.len() + 3
+    };
+    let range = range.map(|(s, e)| (s.saturating_sub(flag_len), e.saturating_sub(flag_len)));
     let span = match range {
         // Offsets are into the unescaped pattern; map back through `\/` escapes.
-        Some((s, e)) => Span::new(re.span.start + raw_offset(&re.pattern, s), re.span.start + raw_offset(&re.pattern, e).max(raw_offset(&re.pattern, s) + 1)),
+        Some((s, e)) => Span::new(
+            re.span.start + raw_offset(&re.pattern, s),
+            re.span.start + raw_offset(&re.pattern, e).max(raw_offset(&re.pattern, s) + 1),
+        ),
         None => re.span,
     };
     (msg, span)
@@ -988,7 +1348,11 @@ fn normalize_version(v: &str) -> String {
 
 /// Today's UTC date as `YYYY-MM-DD`.
 pub fn today() -> String {
-    today_from_secs(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()))
+    today_from_secs(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+    )
 }
 
 /// The UTC date of a Unix time, `YYYY-MM-DD`.
@@ -1013,9 +1377,18 @@ mod tests {
     use crate::syntax;
 
     fn check_str(text: &str) -> (CheckedPolicy, Vec<Diagnostic>) {
-        let f = Arc::new(SourceFile { path: "t.warden".into(), text: text.into() });
+        let f = Arc::new(SourceFile {
+            path: "t.warden".into(),
+            text: text.into(),
+        });
         let (tree, mut d) = syntax::parser::parse(&f);
-        let (p, d2) = check(&[(f, tree)], &CheckOptions { today: "2026-12-02".into(), validate_regexes: true });
+        let (p, d2) = check(
+            &[(f, tree)],
+            &CheckOptions {
+                today: "2026-12-02".into(),
+                validate_regexes: true,
+            },
+        );
         d.extend(d2);
         (p, d)
     }
@@ -1028,7 +1401,10 @@ mod tests {
     fn unknown_field_suggests() {
         let (_, d) = check_str("rule a { on pre_tool_call when args.command == \"x\" and user_mesage == \"y\" block \"m\" }");
         assert_eq!(codes(&d), ["unknown-field"]);
-        assert!(d[0].help.as_deref().unwrap().contains("user_message") || d[0].help.as_deref().unwrap().contains("fields on"));
+        assert!(
+            d[0].help.as_deref().unwrap().contains("user_message")
+                || d[0].help.as_deref().unwrap().contains("fields on")
+        );
     }
 
     #[test]
@@ -1050,8 +1426,15 @@ mod tests {
             "list t = [\"a\", \"b\"]\ndefine is_t = tool in t\nrule a { on pre_tool_call when is_t block \"m\" }",
         );
         assert!(d.is_empty(), "{d:?}");
-        assert!(matches!(&p.rules[0].when, Expr::Atom(Atom { test: Test::In { .. }, .. })));
-        let (_, d) = check_str("define a = b\ndefine b = a\nrule r { on pre_tool_call when a block \"m\" }");
+        assert!(matches!(
+            &p.rules[0].when,
+            Expr::Atom(Atom {
+                test: Test::In { .. },
+                ..
+            })
+        ));
+        let (_, d) =
+            check_str("define a = b\ndefine b = a\nrule r { on pre_tool_call when a block \"m\" }");
         assert!(codes(&d).contains(&"recursive-define"), "{d:?}");
     }
 
@@ -1070,7 +1453,9 @@ mod tests {
     #[test]
     fn exemptions() {
         let base = "rule g.a { on pre_tool_call when true block \"m\" }\n";
-        let (p, d) = check_str(&format!("{base}exempt g.a when tool == \"x\" because \"ok\" until 2030-01-01"));
+        let (p, d) = check_str(&format!(
+            "{base}exempt g.a when tool == \"x\" because \"ok\" until 2030-01-01"
+        ));
         assert!(d.is_empty(), "{d:?}");
         assert_eq!(p.exemptions.len(), 1);
         let (p, d) = check_str(&format!("{base}exempt g.a because \"ok\" until 2020-01-01"));

@@ -30,7 +30,10 @@ pub(crate) fn run(a: Args) -> i32 {
             }
         }
     };
-    let event = match serde_json::from_str(&text).map_err(warden::host::hermes::PayloadError::from).and_then(|v| warden::host::hermes::parse_event(&v)) {
+    let event = match serde_json::from_str(&text)
+        .map_err(warden::host::hermes::PayloadError::from)
+        .and_then(|v| warden::host::hermes::parse_event(&v))
+    {
         Ok(ev) => ev,
         Err(e) => {
             eprintln!("error: {}: {e}", a.event.display());
@@ -52,6 +55,9 @@ pub(crate) fn run(a: Args) -> i32 {
         }
     };
     let verdict = set.evaluate(&event);
-    println!("{}", serde_json::to_string_pretty(&verdict).unwrap_or_default());
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&verdict).unwrap_or_default()
+    );
     EXIT_OK
 }

@@ -7,6 +7,18 @@ use std::sync::Arc;
 use warden::diag::SourceFile;
 use warden::syntax::{self, ast::PolicyFile, Format};
 
+pub(crate) const AFTER_HELP: &str = "\
+Examples:
+  warden fmt --check policies/
+  warden fmt -w site.warden
+  warden fmt --to yaml policies/fs.warden > fs.warden.yaml
+  warden fmt --to warden fs.warden.yaml
+
+Exit codes:
+  0  formatted (or, with --check, already formatted)
+  1  --check found a file that is not formatted, or a file does not parse
+  2  usage or I/O error (unreadable path, cannot write)";
+
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum To {
     /// The warden language.
@@ -38,7 +50,9 @@ pub(crate) fn render(tree: &PolicyFile, to: To) -> Result<String, String> {
     match to {
         To::Warden => Ok(syntax::print::print(tree)),
         To::Yaml => syntax::to_yaml(tree).map_err(|e| e.to_string()),
-        To::Json => serde_json::to_string_pretty(tree).map(|s| s + "\n").map_err(|e| e.to_string()),
+        To::Json => serde_json::to_string_pretty(tree)
+            .map(|s| s + "\n")
+            .map_err(|e| e.to_string()),
     }
 }
 
@@ -47,7 +61,8 @@ fn files(paths: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, String> {
     for p in paths {
         if p.as_os_str() == "-" {
             let mut s = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| format!("cannot read stdin: {e}"))?;
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+                .map_err(|e| format!("cannot read stdin: {e}"))?;
             out.push((PathBuf::from("<stdin>"), s));
         } else {
             out.extend(warden::policy::read_sources(&[p]).map_err(|e| e.to_string())?);
@@ -67,10 +82,15 @@ pub(crate) fn run(a: Args) -> i32 {
     let mut status = EXIT_OK;
     for (path, text) in sources {
         let format = Format::of_path(&path).unwrap_or(Format::Warden);
-        let file = Arc::new(SourceFile { path: path.clone(), text });
+        let file = Arc::new(SourceFile {
+            path: path.clone(),
+            text,
+        });
         let (tree, diags) = syntax::parse_file(&file, format);
         if !diags.is_empty() {
-            let mut out = codespan_reporting::term::termcolor::StandardStream::stderr(codespan_reporting::term::termcolor::ColorChoice::Never);
+            let mut out = codespan_reporting::term::termcolor::StandardStream::stderr(
+                codespan_reporting::term::termcolor::ColorChoice::Never,
+            );
             super::render::human(&diags, &mut out);
             status = EXIT_POLICY;
             continue;
@@ -111,8 +131,14 @@ pub(crate) fn run(a: Args) -> i32 {
 
 /// Write beside the target, then rename over it.
 fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.warden-fmt.{}", std::process::id()));
     std::fs::write(&tmp, text)?;
     if let Ok(meta) = std::fs::metadata(path) {
@@ -130,7 +156,11 @@ pub(crate) fn diff(path: &Path, old: &str, new: &str) -> String {
     let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
     for i in (0..a.len()).rev() {
         for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
         }
     }
     let mut out = format!("--- {p}\n+++ {p} (formatted)\n", p = path.display());

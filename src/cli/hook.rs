@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use warden::host::hermes::{self, HookResponse, HostMode};
+use warden::policy::Source;
 use warden::{CompileOptions, Decision, Hook};
 
 /// Largest accepted payload.
@@ -44,6 +45,12 @@ pub(crate) struct Args {
     /// On an internal error, allow instead of block. Not recommended.
     #[arg(long)]
     fail_open: bool,
+    /// Compiled-policy cache directory (default $WARDEN_CACHE_DIR, else ~/.cache/warden).
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    /// Do not read or write the compiled-policy cache.
+    #[arg(long)]
+    no_cache: bool,
 }
 
 /// The outcome the worker hands back.
@@ -71,12 +78,23 @@ pub(crate) fn run(a: Args) -> i32 {
         std::process::exit(if fail_open { 0 } else { 2 });
     }));
     let mut input = Vec::new();
-    let read = std::io::stdin().lock().take(a.max_input as u64 + 1).read_to_end(&mut input);
+    let read = std::io::stdin()
+        .lock()
+        .take(a.max_input as u64 + 1)
+        .read_to_end(&mut input);
     if let Err(e) = read {
-        return emit(&failure(Hook::PreToolCall, &format!("cannot read stdin: {e}"), fail_open));
+        return emit(&failure(
+            Hook::PreToolCall,
+            &format!("cannot read stdin: {e}"),
+            fail_open,
+        ));
     }
     if input.len() > a.max_input {
-        return emit(&failure(Hook::PreToolCall, &format!("payload larger than {} bytes", a.max_input), fail_open));
+        return emit(&failure(
+            Hook::PreToolCall,
+            &format!("payload larger than {} bytes", a.max_input),
+            fail_open,
+        ));
     }
     let deadline = Duration::from_millis(a.deadline);
     let audit_path = a.audit.as_deref().map(expand_home);
@@ -88,7 +106,12 @@ pub(crate) fn run(a: Args) -> i32 {
     let outcome = match rx.recv_timeout(deadline) {
         Ok(o) => o,
         Err(_) => Outcome {
-            response: failure(Hook::PreToolCall, &format!("internal deadline of {} ms exceeded", deadline.as_millis()), fail_open).response,
+            response: failure(
+                Hook::PreToolCall,
+                &format!("internal deadline of {} ms exceeded", deadline.as_millis()),
+                fail_open,
+            )
+            .response,
             audit: None,
         },
     };
@@ -116,7 +139,11 @@ pub(crate) fn run(a: Args) -> i32 {
 
 /// The answer when the hook's own arguments do not parse: a block.
 pub(crate) fn bad_arguments(what: &str) -> i32 {
-    emit(&failure(Hook::PreToolCall, &format!("bad hook arguments ({what}); see `warden hook --help`"), false))
+    emit(&failure(
+        Hook::PreToolCall,
+        &format!("bad hook arguments ({what}); see `warden hook --help`"),
+        false,
+    ))
 }
 
 /// Print the outcome; return the exit code.
@@ -136,24 +163,51 @@ fn failure(hook: Hook, cause: &str, fail_open: bool) -> Outcome {
     let mut response = hermes::fail_closed(hook, cause);
     let gating = matches!(hook, Hook::PreToolCall | Hook::PreLlmCall);
     if fail_open || !gating {
-        let what = if gating { "ALLOWING because --fail-open is set" } else { "nothing to block on this event" };
-        response = HookResponse { json: serde_json::json!({}), exit_code: 0, notes: vec![] };
-        response.notes.push(format!("warden: ERROR: {cause} — {what}"));
+        let what = if gating {
+            "ALLOWING because --fail-open is set"
+        } else {
+            "nothing to block on this event"
+        };
+        response = HookResponse {
+            json: serde_json::json!({}),
+            exit_code: 0,
+            notes: vec![],
+        };
+        response
+            .notes
+            .push(format!("warden: ERROR: {cause} — {what}"));
     } else {
-        response.notes.push(format!("warden: error: {cause} — blocking (fail-closed)"));
+        response
+            .notes
+            .push(format!("warden: error: {cause} — blocking (fail-closed)"));
     }
-    Outcome { response, audit: None }
+    Outcome {
+        response,
+        audit: None,
+    }
 }
 
 fn decide(a: &Args, input: &[u8], want_audit: bool) -> Outcome {
     let text = String::from_utf8_lossy(input);
     let payload: serde_json::Value = match serde_json::from_str(text.trim()) {
         Ok(v) => v,
-        Err(e) => return failure(Hook::PreToolCall, &format!("malformed payload: {e}"), a.fail_open),
+        Err(e) => {
+            return failure(
+                Hook::PreToolCall,
+                &format!("malformed payload: {e}"),
+                a.fail_open,
+            )
+        }
     };
     let event = match hermes::parse_event(&payload) {
         Ok(e) => e,
-        Err(e) => return failure(Hook::PreToolCall, &format!("malformed payload: {e}"), a.fail_open),
+        Err(e) => {
+            return failure(
+                Hook::PreToolCall,
+                &format!("malformed payload: {e}"),
+                a.fail_open,
+            )
+        }
     };
     let hook = event.hook;
     let mode = match a.host {
@@ -161,13 +215,26 @@ fn decide(a: &Args, input: &[u8], want_audit: bool) -> Outcome {
         HostArg::Hermes019 => HostMode::Hermes019,
         HostArg::HermesLatest => HostMode::HermesLatest,
     };
-    let policy_args = PolicyArgs { policy: a.policy.paths().iter().map(|p| expand_home(p)).collect() };
-    let policy = match policy_args.load() {
-        Ok(p) => p,
-        Err(e) => return failure(hook, &format!("policy {e}"), a.fail_open),
+    let paths: Vec<PathBuf> = a.policy.paths().iter().map(|p| expand_home(p)).collect();
+    let source = if paths.is_empty() {
+        Source::Builtin
+    } else {
+        Source::Paths(paths)
     };
-    let opts = CompileOptions { lazy: true, ..CompileOptions::from_env() };
-    let set = match policy.compile_with(&opts) {
+    let opts = CompileOptions {
+        lazy: true,
+        ..CompileOptions::from_env()
+    };
+    let cache_dir = if a.no_cache {
+        None
+    } else {
+        a.cache_dir
+            .as_deref()
+            .map(expand_home)
+            .or_else(warden::compile::cache::default_dir)
+    };
+    let (set, key) = match warden::policy::load_for_hook(&source, hook, &opts, cache_dir.as_deref())
+    {
         Ok(s) => s,
         Err(e) => return failure(hook, &format!("policy {e}"), a.fail_open),
     };
@@ -183,12 +250,17 @@ fn decide(a: &Args, input: &[u8], want_audit: bool) -> Outcome {
             Decision::Redact { .. } => ("redact", None),
         };
         // What the host was actually told (an approve on 0.19 went out as a block).
-        let sent = response.json.get("action").and_then(|v| v.as_str()).map_or(decision, |s| match s {
-            "block" => "block",
-            "approve" => "approve",
-            "modify" => "modify",
-            _ => decision,
-        });
+        let sent =
+            response
+                .json
+                .get("action")
+                .and_then(|v| v.as_str())
+                .map_or(decision, |s| match s {
+                    "block" => "block",
+                    "approve" => "approve",
+                    "modify" => "modify",
+                    _ => decision,
+                });
         let logged_args = match set.redactor(Hook::TransformToolResult) {
             Ok(Some(r)) => warden::audit::redact_args(&event.args, r),
             _ => warden::audit::summarize_args(&event.args),
@@ -198,24 +270,12 @@ fn decide(a: &Args, input: &[u8], want_audit: bool) -> Outcome {
             rules: verdict.matches.iter().map(|m| m.rule.clone()).collect(),
             decision: sent,
             message,
-            policy_hash: policy_hash(&policy),
+            policy_hash: format!("{key:016x}"),
             host: mode,
             event,
         }
     });
     Outcome { response, audit }
-}
-
-/// A stable FNV-1a hash of every source path and text, hex.
-fn policy_hash(p: &warden::Policy) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for f in &p.sources {
-        for b in f.path.to_string_lossy().bytes().chain([0]).chain(f.text.bytes()).chain([0]) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    format!("{h:016x}")
 }
 
 /// `~`, `~/x`, `$HOME/x` → absolute. Hermes expands only a leading `~` of

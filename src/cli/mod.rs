@@ -3,9 +3,13 @@
 
 mod check;
 mod eval;
+mod explain;
 mod fmt;
 mod hook;
+mod redact;
 pub(crate) mod render;
+mod sarif;
+mod test;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -26,7 +30,7 @@ pub const EXIT_USAGE: i32 = 2;
 rewrites tool calls, and redacts secrets from what the model reads.\n\n\
 Policies are `.warden` files (or their `.warden.yaml` / `.warden.json` form). Without --policy, \
 commands use the packs shipped inside the binary.",
-    after_help = "Examples:\n  warden check policies/\n  warden eval --policy policies/ --event examples/rm-rf.json\n  echo '{...}' | warden hook --policy ~/.hermes/policies"
+    after_help = "Examples:\n  warden check policies/\n  warden test policies/ --coverage\n  warden explain --policy policies/ --tool terminal --args '{\"command\":\"rm -rf /\"}'\n  warden eval --policy policies/ --event examples/rm-rf.json\n  echo '{...}' | warden hook --policy ~/.hermes/policies"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -35,18 +39,33 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check policy files for errors and warnings (exit 0 clean, 1 policy errors, 2 usage/IO error).
-    #[command(after_help = "Examples:\n  warden check policies/\n  warden check site.warden policies/ --deny-warnings")]
+    /// Check policy files for errors and lint warnings (exit 0 clean, 1 errors, 2 usage/IO error).
+    #[command(after_help = check::AFTER_HELP)]
     Check(check::Args),
     /// Evaluate one event against a policy and print the verdict as JSON.
-    #[command(after_help = "Examples:\n  warden eval --policy policies/ --event examples/rm-rf.json\n  echo '{\"hook_event_name\":\"pre_tool_call\",\"tool_name\":\"terminal\",\"tool_input\":{\"command\":\"rm -rf /\"}}' | warden eval --event -")]
+    #[command(
+        after_help = "Examples:\n  warden eval --policy policies/ --event examples/rm-rf.json\n  echo '{\"hook_event_name\":\"pre_tool_call\",\"tool_name\":\"terminal\",\"tool_input\":{\"command\":\"rm -rf /\"}}' | warden eval --event -"
+    )]
     Eval(eval::Args),
     /// Run as a Hermes shell hook: one event on stdin, one JSON answer on stdout.
-    #[command(after_help = "In ~/.hermes/config.yaml:\n  hooks:\n    pre_tool_call:\n      - command: \"warden hook --policy ~/.hermes/policies\"\n        timeout: 5\n        fail_closed: true\n\nExit codes: 0 = allow/approve/modify/context, 2 = block (pre_tool_call).")]
+    #[command(
+        after_help = "In ~/.hermes/config.yaml:\n  hooks:\n    pre_tool_call:\n      - command: \"warden hook --policy ~/.hermes/policies\"\n        timeout: 5\n        fail_closed: true\n\nExit codes: 0 = allow/approve/modify/context, 2 = block (pre_tool_call)."
+    )]
     Hook(hook::Args),
+    /// Redact secrets and personal data: stdin → stdout, a pipe filter for tool results and logs.
+    #[command(
+        after_help = "Examples:\n  cat build.log | warden redact > build.redacted.log\n  warden redact --event transform-terminal-output --report findings.json < out.txt\n  echo '{\"token\":\"ghp_...\"}' | warden redact --format json\n\nText is streamed in 64 KiB chunks with an overlap, so memory stays bounded on any input size\nand a secret that straddles a chunk boundary is still caught. JSON input is redacted inside\nstring values and stays valid JSON."
+    )]
+    Redact(redact::Args),
     /// Format policy files canonically, or convert them to YAML/JSON and back.
-    #[command(after_help = "Examples:\n  warden fmt --check policies/\n  warden fmt -w site.warden\n  warden fmt --to yaml policies/fs.warden > fs.warden.yaml\n  warden fmt --to warden fs.warden.yaml")]
+    #[command(after_help = fmt::AFTER_HELP)]
     Fmt(fmt::Args),
+    /// Run the policy tests (`*.test.yaml`) beside the policies (exit 0 all passed, 1 a test failed, 2 usage/IO/policy error).
+    #[command(after_help = test::AFTER_HELP)]
+    Test(test::Args),
+    /// Show how one event is evaluated: prefilter, conditions, exemptions, decision, timings.
+    #[command(after_help = explain::AFTER_HELP)]
+    Explain(explain::Args),
 }
 
 /// Policy sources shared by every verb.
@@ -99,6 +118,9 @@ pub fn run() -> i32 {
         Command::Check(a) => check::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Hook(a) => hook::run(a),
+        Command::Redact(a) => redact::run(a),
         Command::Fmt(a) => fmt::run(a),
+        Command::Test(a) => test::run(a),
+        Command::Explain(a) => explain::run(a),
     }
 }

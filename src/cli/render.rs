@@ -11,7 +11,10 @@ use warden::{Diagnostic, Severity};
 pub(crate) fn human(diags: &[Diagnostic], out: &mut dyn WriteColor) {
     let mut files = SimpleFiles::new();
     let mut ids: HashMap<*const warden::diag::SourceFile, usize> = HashMap::new();
-    let config = Config { chars: term::Chars::ascii(), ..Config::default() };
+    let config = Config {
+        chars: term::Chars::ascii(),
+        ..Config::default()
+    };
     for d in diags {
         let mut cs = match d.severity {
             Severity::Error => CsDiagnostic::error(),
@@ -36,9 +39,16 @@ pub(crate) fn human(diags: &[Diagnostic], out: &mut dyn WriteColor) {
 
 /// A `N error(s), M warning(s)` summary line.
 pub(crate) fn summary(diags: &[Diagnostic]) -> String {
-    let e = diags.iter().filter(|d| d.severity == Severity::Error).count();
+    let e = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
     let w = diags.len() - e;
-    format!("{e} error{}, {w} warning{}", if e == 1 { "" } else { "s" }, if w == 1 { "" } else { "s" })
+    format!(
+        "{e} error{}, {w} warning{}",
+        if e == 1 { "" } else { "s" },
+        if w == 1 { "" } else { "s" }
+    )
 }
 
 /// Diagnostics as JSON objects.
@@ -48,7 +58,8 @@ pub(crate) fn json(diags: &[Diagnostic]) -> serde_json::Value {
             .iter()
             .map(|d| {
                 let (line, col) = d.file.as_ref().map_or((0, 0), |f| f.line_col(d.span.start));
-                let (end_line, end_col) = d.file.as_ref().map_or((0, 0), |f| f.line_col(d.span.end));
+                let (end_line, end_col) =
+                    d.file.as_ref().map_or((0, 0), |f| f.line_col(d.span.end));
                 serde_json::json!({
                     "severity": d.severity,
                     "code": d.code,

@@ -15,9 +15,12 @@
 //!   so a process that evaluates one `pre_tool_call` pays only for what that
 //!   event can reach.
 
+pub mod cache;
 pub mod prefilter;
 
-use crate::check::ir::{self, Action, CheckedPolicy, Expr, Origin, Qual, ShellTest, Test, UnderTarget, ValueExpr};
+use crate::check::ir::{
+    self, Action, CheckedPolicy, Expr, Origin, Qual, ShellTest, Test, UnderTarget, ValueExpr,
+};
 use crate::event::{Field, Hook};
 use crate::redact::{DetectorSpec, Redactor, Replacement, Validator};
 use crate::syntax::ast::{RedactReplace, Scalar, Style};
@@ -36,7 +39,10 @@ pub struct CompileOptions {
 impl CompileOptions {
     /// Eager compilation with `$HOME` from the environment.
     pub fn from_env() -> CompileOptions {
-        CompileOptions { home: std::env::var("HOME").ok().filter(|h| !h.is_empty()), lazy: false }
+        CompileOptions {
+            home: std::env::var("HOME").ok().filter(|h| !h.is_empty()),
+            lazy: false,
+        }
     }
 }
 
@@ -54,14 +60,17 @@ pub struct CompileError {
 /// A regex compiled on first use (or at compile time when eager).
 pub(crate) struct LazyRegex {
     pub(crate) source: String,
-    cell: OnceLock<regex::Regex>,
+    cell: OnceLock<regex::bytes::Regex>,
 }
 
 impl LazyRegex {
     fn new(source: String, eager: bool) -> Result<LazyRegex, regex::Error> {
-        let me = LazyRegex { source, cell: OnceLock::new() };
+        let me = LazyRegex {
+            source,
+            cell: OnceLock::new(),
+        };
         if eager {
-            let re = regex::Regex::new(&me.source)?;
+            let re = build_regex(&me.source)?;
             let _ = me.cell.set(re);
         }
         Ok(me)
@@ -69,14 +78,70 @@ impl LazyRegex {
 
     /// The compiled regex. A lazy regex was already validated by `check`, so
     /// a failure here can only be a size limit; it then never matches.
-    pub(crate) fn get(&self) -> Option<&regex::Regex> {
+    pub(crate) fn get(&self) -> Option<&regex::bytes::Regex> {
         if let Some(r) = self.cell.get() {
             return Some(r);
         }
-        match regex::Regex::new(&self.source) {
+        match build_regex(&self.source) {
             Ok(r) => Some(self.cell.get_or_init(|| r)),
             Err(_) => None,
         }
+    }
+}
+
+/// Compile a policy regex, in the mode [`crate::syntax::parse_regex`]
+/// chooses (the prefilter extracts its literals in the same mode, so the two
+/// always agree): ASCII classes (`\w`, `\d`, `\s`, `\b`) and ASCII case
+/// folding, as in the redaction engine — what a shell and most wire formats
+/// mean, and several times faster to compile than Unicode tables, which a
+/// hook process pays per call — unless the pattern needs Unicode (`\p{…}`).
+fn build_regex(source: &str) -> Result<regex::bytes::Regex, regex::Error> {
+    let unicode = crate::syntax::regex_needs_unicode(source);
+    regex::bytes::RegexBuilder::new(source)
+        .unicode(unicode)
+        .build()
+}
+
+/// A glob set built on first use (or at compile time when eager): building
+/// one compiles a regex, which a hook process should pay only if it needs it.
+pub(crate) struct LazyGlob {
+    patterns: Vec<String>,
+    cell: OnceLock<globset::GlobSet>,
+}
+
+impl LazyGlob {
+    fn new(patterns: &[String], eager: bool, origin: &Origin) -> Result<LazyGlob, CompileError> {
+        let me = LazyGlob {
+            patterns: patterns.to_vec(),
+            cell: OnceLock::new(),
+        };
+        if eager {
+            let g = me.build().map_err(|e| CompileError {
+                location: origin.location(),
+                message: e.to_string(),
+            })?;
+            let _ = me.cell.set(g);
+        }
+        Ok(me)
+    }
+
+    fn build(&self) -> Result<globset::GlobSet, globset::Error> {
+        let mut b = globset::GlobSetBuilder::new();
+        for p in &self.patterns {
+            b.add(
+                globset::GlobBuilder::new(p)
+                    .literal_separator(true)
+                    .build()?,
+            );
+        }
+        b.build()
+    }
+
+    /// The glob set. The checker validated every pattern, so a build
+    /// failure cannot happen; it would give a set that matches nothing.
+    pub(crate) fn get(&self) -> &globset::GlobSet {
+        self.cell
+            .get_or_init(|| self.build().unwrap_or_else(|_| globset::GlobSet::empty()))
     }
 }
 
@@ -98,28 +163,82 @@ pub(crate) struct CAtom {
     pub(crate) source: Test,
 }
 
+/// A string literal ready for comparison. With `nocase`, an ASCII literal
+/// folds ASCII letters only and a literal with non-ASCII letters folds by
+/// Unicode lowercase (`unicode`); the text is folded the same way.
+pub(crate) struct Needle {
+    pub(crate) text: String,
+    pub(crate) unicode: bool,
+}
+
+impl Needle {
+    fn new(s: &str, nocase: bool) -> Needle {
+        match (nocase, s.is_ascii()) {
+            (false, _) => Needle {
+                text: s.to_string(),
+                unicode: false,
+            },
+            (true, true) => Needle {
+                text: s.to_ascii_lowercase(),
+                unicode: false,
+            },
+            (true, false) => Needle {
+                text: s.to_lowercase(),
+                unicode: true,
+            },
+        }
+    }
+}
+
 pub(crate) enum CTest {
-    Eq { value: Scalar, nocase: bool },
-    In { strings: HashSet<String>, others: Vec<Scalar>, nocase: bool },
-    Contains { needles: Vec<String>, nocase: bool },
-    StartsWith { needles: Vec<String>, nocase: bool },
-    EndsWith { needles: Vec<String>, nocase: bool },
+    Eq {
+        value: Scalar,
+        nocase: bool,
+        unicode: bool,
+    },
+    In {
+        ascii: HashSet<String>,
+        unicode: HashSet<String>,
+        others: Vec<Scalar>,
+        nocase: bool,
+    },
+    Contains {
+        needles: Vec<Needle>,
+        nocase: bool,
+    },
+    StartsWith {
+        needles: Vec<Needle>,
+        nocase: bool,
+    },
+    EndsWith {
+        needles: Vec<Needle>,
+        nocase: bool,
+    },
     Matches(LazyRegex),
-    Glob(globset::GlobSet),
+    Glob(LazyGlob),
     Under(Vec<UnderPath>),
     UnderField(Field),
     Exists,
     Shell(CShell),
-    Detects { patterns: Vec<String>, redactor: OnceLock<Option<Redactor>> },
+    Detects {
+        patterns: Vec<String>,
+        redactor: OnceLock<Option<Redactor>>,
+    },
 }
 
 /// A compiled shell predicate.
 pub(crate) enum CShell {
-    Command { programs: Vec<String>, quals: Vec<CQual> },
+    Command {
+        programs: Vec<String>,
+        quals: Vec<CQual>,
+    },
     Unknown,
-    Pipe { from: Vec<String>, to: Vec<String> },
+    Pipe {
+        from: Vec<String>,
+        to: Vec<String>,
+    },
     RedirectUnder(Vec<UnderPath>),
-    RedirectGlob(globset::GlobSet),
+    RedirectGlob(LazyGlob),
 }
 
 pub(crate) enum CQual {
@@ -143,12 +262,22 @@ pub(crate) enum CValue {
     Const(serde_json::Value),
     Template(ir::Template),
     Field(Field),
-    Replace { input: Box<CValue>, regex: LazyRegex, with: String },
+    Replace {
+        input: Box<CValue>,
+        regex: LazyRegex,
+        with: String,
+    },
 }
 
 pub(crate) enum CAction {
-    Block { message: ir::Template, placeholder: Option<String> },
-    Approve { message: ir::Template, key: Option<String> },
+    Block {
+        message: ir::Template,
+        placeholder: Option<String>,
+    },
+    Approve {
+        message: ir::Template,
+        key: Option<String>,
+    },
     Modify(Vec<(String, CValue)>),
     Context(ir::Template),
     Redact,
@@ -185,6 +314,10 @@ pub struct MatcherSet {
     pub(crate) redact_rules: Vec<(String, Vec<Hook>, ir::RedactRule)>,
     /// One redactor per hook, over the redaction rules of that hook.
     redactors: Vec<OnceLock<Option<Redactor>>>,
+    /// Prefilter requirements per rule, from the compiled-policy cache.
+    pub(crate) precomputed: Option<Vec<Option<prefilter::Requirement>>>,
+    /// Compiled lazily (a hook process): prefer automata that build fast.
+    pub(crate) lazy: bool,
 }
 
 /// The redaction engine's spec for a checked redaction rule.
@@ -195,7 +328,10 @@ fn detector_spec(id: &str, r: &ir::RedactRule) -> DetectorSpec {
     };
     let replacement = match (&r.replace, o.style.as_ref().map(|s| &s.node)) {
         (RedactReplace::Withhold(m), _) => Replacement::Withhold(m.clone()),
-        (_, Some(Style::Prefix(n))) => Replacement::Prefix { label, keep: *n as usize },
+        (_, Some(Style::Prefix(n))) => Replacement::Prefix {
+            label,
+            keep: *n as usize,
+        },
         (_, Some(Style::Numbered(name))) => Replacement::Numbered(name.clone()),
         _ => Replacement::Label(label),
     };
@@ -205,7 +341,10 @@ fn detector_spec(id: &str, r: &ir::RedactRule) -> DetectorSpec {
         regex: r.pattern.source(),
         capture: o.capture.as_ref().map(|c| c.node as usize),
         keywords: o.keywords.clone(),
-        validator: o.validate.as_ref().and_then(|v| Validator::from_name(&v.node)),
+        validator: o
+            .validate
+            .as_ref()
+            .and_then(|v| Validator::from_name(&v.node)),
         min_entropy: o.min_entropy,
         allow_values: o.allow.clone(),
         allow_patterns: o.allow_patterns.iter().map(|p| p.source()).collect(),
@@ -223,20 +362,32 @@ pub(crate) fn id_matches(pattern: &str, id: &str) -> bool {
 
 impl std::fmt::Debug for MatcherSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MatcherSet").field("rules", &self.rules.len()).field("atoms", &self.atoms.len()).finish()
+        f.debug_struct("MatcherSet")
+            .field("rules", &self.rules.len())
+            .field("atoms", &self.atoms.len())
+            .finish()
     }
 }
 
 /// Compile a checked policy.
 pub fn compile(policy: &CheckedPolicy, opts: &CompileOptions) -> Result<MatcherSet, CompileError> {
-    let mut b = Builder { atoms: Vec::new(), home: opts.home.clone(), eager: !opts.lazy };
+    let mut b = Builder {
+        atoms: Vec::new(),
+        home: opts.home.clone(),
+        eager: !opts.lazy,
+    };
     let mut exemptions = Vec::with_capacity(policy.exemptions.len());
     for e in &policy.exemptions {
         let when = match &e.when {
             Some(w) => Some(b.node(w, &e.origin)?),
             None => None,
         };
-        exemptions.push(CExempt { when, because: e.because.clone(), until: e.until.clone(), origin: e.origin.clone() });
+        exemptions.push(CExempt {
+            when,
+            because: e.because.clone(),
+            until: e.until.clone(),
+            origin: e.origin.clone(),
+        });
     }
     let mut rules = Vec::with_capacity(policy.rules.len());
     let mut redact_rules = Vec::new();
@@ -247,8 +398,17 @@ pub fn compile(policy: &CheckedPolicy, opts: &CompileOptions) -> Result<MatcherS
             None => None,
         };
         let action = match &r.action {
-            Action::Block { message, placeholder } => CAction::Block { message: message.clone(), placeholder: placeholder.clone() },
-            Action::Approve { message, key } => CAction::Approve { message: message.clone(), key: key.clone() },
+            Action::Block {
+                message,
+                placeholder,
+            } => CAction::Block {
+                message: message.clone(),
+                placeholder: placeholder.clone(),
+            },
+            Action::Approve { message, key } => CAction::Approve {
+                message: message.clone(),
+                key: key.clone(),
+            },
             Action::Context(t) => CAction::Context(t.clone()),
             Action::Modify(sets) => {
                 let mut out = Vec::with_capacity(sets.len());
@@ -289,18 +449,29 @@ pub fn compile(policy: &CheckedPolicy, opts: &CompileOptions) -> Result<MatcherS
         indexes: Hook::ALL.iter().map(|_| OnceLock::new()).collect(),
         redact_rules,
         redactors: Hook::ALL.iter().map(|_| OnceLock::new()).collect(),
+        precomputed: None,
+        lazy: opts.lazy,
     };
     for a in &set.atoms {
         if let CTest::Detects { patterns, .. } = &a.test {
-            if let Some(p) = patterns.iter().find(|p| !set.redact_rules.iter().any(|(id, _, _)| id_matches(p, id))) {
-                return Err(CompileError { location: "<policy>".into(), message: format!("`detects {p:?}` names no redaction rule") });
+            if let Some(p) = patterns
+                .iter()
+                .find(|p| !set.redact_rules.iter().any(|(id, _, _)| id_matches(p, id)))
+            {
+                return Err(CompileError {
+                    location: "<policy>".into(),
+                    message: format!("`detects {p:?}` names no redaction rule"),
+                });
             }
         }
     }
     if !opts.lazy {
         for h in Hook::ALL {
             set.index(*h);
-            set.redactor(*h).map_err(|e| CompileError { location: "<policy>".into(), message: e })?;
+            set.redactor(*h).map_err(|e| CompileError {
+                location: "<policy>".into(),
+                message: e,
+            })?;
         }
     }
     Ok(set)
@@ -329,9 +500,10 @@ impl MatcherSet {
         });
         match slot {
             Some(r) => Ok(Some(r)),
-            None if self.redact_rules.iter().any(|(_, h, _)| h.contains(&hook)) => {
-                Err(format!("the redaction rules of {} do not compile", hook.name()))
-            }
+            None if self.redact_rules.iter().any(|(_, h, _)| h.contains(&hook)) => Err(format!(
+                "the redaction rules of {} do not compile",
+                hook.name()
+            )),
             None => Ok(None),
         }
     }
@@ -345,6 +517,14 @@ impl MatcherSet {
             .map(|(id, _, r)| detector_spec(id, r))
             .collect();
         Redactor::new(specs).ok()
+    }
+
+    /// Every rule's prefilter requirement (for the compiled-policy cache).
+    pub(crate) fn requirements(&self) -> Vec<Option<prefilter::Requirement>> {
+        self.rules
+            .iter()
+            .map(|r| prefilter::requirement(self, &r.when))
+            .collect()
     }
 
     /// Number of rules.
@@ -370,6 +550,24 @@ impl MatcherSet {
     }
 }
 
+/// A rough evaluation cost, for ordering `and`/`or` children.
+fn cost(e: &Expr) -> u8 {
+    match e {
+        Expr::Const(_) => 0,
+        Expr::Not(e) => cost(e),
+        Expr::And(v) | Expr::Or(v) => v.iter().map(cost).max().unwrap_or(0),
+        Expr::Atom(a) => match a.test {
+            Test::Exists | Test::Eq { .. } | Test::In { .. } => 1,
+            Test::Contains { .. } | Test::StartsWith { .. } | Test::EndsWith { .. } => 2,
+            Test::Under { .. } => 3,
+            Test::Shell(_) => 4,
+            Test::Glob { .. } => 5,
+            Test::Matches { .. } => 6,
+            Test::Detects { .. } => 7,
+        },
+    }
+}
+
 struct Builder {
     atoms: Vec<CAtom>,
     home: Option<String>,
@@ -378,78 +576,126 @@ struct Builder {
 
 impl Builder {
     fn regex(&self, source: &str, origin: &Origin) -> Result<LazyRegex, CompileError> {
-        LazyRegex::new(source.to_string(), self.eager)
-            .map_err(|e| CompileError { location: origin.location(), message: e.to_string() })
+        LazyRegex::new(source.to_string(), self.eager).map_err(|e| CompileError {
+            location: origin.location(),
+            message: e.to_string(),
+        })
     }
 
     fn node(&mut self, e: &Expr, origin: &Origin) -> Result<Node, CompileError> {
         Ok(match e {
-            Expr::And(v) => Node::And(v.iter().map(|e| self.node(e, origin)).collect::<Result<_, _>>()?),
-            Expr::Or(v) => Node::Or(v.iter().map(|e| self.node(e, origin)).collect::<Result<_, _>>()?),
+            Expr::And(v) => Node::And(self.cheapest_first(v, origin)?),
+            Expr::Or(v) => Node::Or(self.cheapest_first(v, origin)?),
             Expr::Not(e) => Node::Not(Box::new(self.node(e, origin)?)),
             Expr::Const(b) => Node::Const(*b),
             Expr::Atom(a) => {
                 let test = self.test(&a.test, origin)?;
-                self.atoms.push(CAtom { field: a.field.clone(), test, source: a.test.clone() });
+                self.atoms.push(CAtom {
+                    field: a.field.clone(),
+                    test,
+                    source: a.test.clone(),
+                });
                 Node::Atom((self.atoms.len() - 1) as u32)
             }
         })
     }
 
+    /// Children of `and`/`or`, cheapest to evaluate first (conditions have no
+    /// side effects, so order only changes cost): a `tool ==` test decides
+    /// before a regex is compiled or a command line parsed.
+    fn cheapest_first(&mut self, v: &[Expr], origin: &Origin) -> Result<Box<[Node]>, CompileError> {
+        let mut kids: Vec<(u8, &Expr)> = v.iter().map(|e| (cost(e), e)).collect();
+        kids.sort_by_key(|(c, _)| *c);
+        kids.into_iter()
+            .map(|(_, e)| self.node(e, origin))
+            .collect()
+    }
+
     fn test(&self, t: &Test, origin: &Origin) -> Result<CTest, CompileError> {
-        let fold = |v: &[String], nocase: bool| -> Vec<String> {
-            v.iter().map(|s| if nocase { s.to_lowercase() } else { s.clone() }).collect()
+        let fold = |v: &[String], nocase: bool| -> Vec<Needle> {
+            v.iter().map(|s| Needle::new(s, nocase)).collect()
         };
         Ok(match t {
-            Test::Eq { value, nocase } => {
-                let value = match (value, nocase) {
-                    (Scalar::Str(s), true) => Scalar::Str(s.to_lowercase()),
-                    (v, _) => v.clone(),
-                };
-                CTest::Eq { value, nocase: *nocase }
-            }
+            Test::Eq { value, nocase } => match value {
+                Scalar::Str(s) => {
+                    let n = Needle::new(s, *nocase);
+                    CTest::Eq {
+                        value: Scalar::Str(n.text),
+                        nocase: *nocase,
+                        unicode: n.unicode,
+                    }
+                }
+                v => CTest::Eq {
+                    value: v.clone(),
+                    nocase: *nocase,
+                    unicode: false,
+                },
+            },
             Test::In { values, nocase } => {
-                let mut strings = HashSet::new();
+                let (mut ascii, mut unicode) = (HashSet::new(), HashSet::new());
                 let mut others = Vec::new();
                 for v in values {
                     match v {
                         Scalar::Str(s) => {
-                            strings.insert(if *nocase { s.to_lowercase() } else { s.clone() });
+                            let n = Needle::new(s, *nocase);
+                            if n.unicode {
+                                unicode.insert(n.text)
+                            } else {
+                                ascii.insert(n.text)
+                            };
                         }
                         other => others.push(other.clone()),
                     }
                 }
-                CTest::In { strings, others, nocase: *nocase }
+                CTest::In {
+                    ascii,
+                    unicode,
+                    others,
+                    nocase: *nocase,
+                }
             }
-            Test::Contains { needles, nocase } => CTest::Contains { needles: fold(needles, *nocase), nocase: *nocase },
-            Test::StartsWith { needles, nocase } => CTest::StartsWith { needles: fold(needles, *nocase), nocase: *nocase },
-            Test::EndsWith { needles, nocase } => CTest::EndsWith { needles: fold(needles, *nocase), nocase: *nocase },
+            Test::Contains { needles, nocase } => CTest::Contains {
+                needles: fold(needles, *nocase),
+                nocase: *nocase,
+            },
+            Test::StartsWith { needles, nocase } => CTest::StartsWith {
+                needles: fold(needles, *nocase),
+                nocase: *nocase,
+            },
+            Test::EndsWith { needles, nocase } => CTest::EndsWith {
+                needles: fold(needles, *nocase),
+                nocase: *nocase,
+            },
             Test::Matches { regex } => CTest::Matches(self.regex(regex, origin)?),
             Test::Glob { patterns } => CTest::Glob(self.globs(patterns, origin)?),
-            Test::Under { target: UnderTarget::Paths(ps) } => CTest::Under(self.under_paths(ps)),
-            Test::Under { target: UnderTarget::Field(f) } => CTest::UnderField(f.clone()),
+            Test::Under {
+                target: UnderTarget::Paths(ps),
+            } => CTest::Under(self.under_paths(ps)),
+            Test::Under {
+                target: UnderTarget::Field(f),
+            } => CTest::UnderField(f.clone()),
             Test::Exists => CTest::Exists,
             Test::Shell(st) => CTest::Shell(self.shell(st, origin)?),
-            Test::Detects { patterns } => CTest::Detects { patterns: patterns.clone(), redactor: OnceLock::new() },
+            Test::Detects { patterns } => CTest::Detects {
+                patterns: patterns.clone(),
+                redactor: OnceLock::new(),
+            },
         })
     }
 
     fn under_paths(&self, ps: &[String]) -> Vec<UnderPath> {
         ps.iter()
-            .map(|p| match crate::paths::normalize(p, None, self.home.as_deref()) {
-                Some(abs) => UnderPath::Abs(abs),
-                None => UnderPath::Rel(p.clone()),
-            })
+            .map(
+                |p| match crate::paths::normalize(p, None, self.home.as_deref()) {
+                    Some(abs) => UnderPath::Abs(abs),
+                    None => UnderPath::Rel(p.clone()),
+                },
+            )
             .collect()
     }
 
-    fn globs(&self, patterns: &[String], origin: &Origin) -> Result<globset::GlobSet, CompileError> {
-        let err = |e: globset::Error| CompileError { location: origin.location(), message: e.to_string() };
-        let mut b = globset::GlobSetBuilder::new();
-        for p in patterns {
-            b.add(globset::GlobBuilder::new(p).literal_separator(true).build().map_err(err)?);
-        }
-        b.build().map_err(err)
+    fn globs(&self, patterns: &[String], origin: &Origin) -> Result<LazyGlob, CompileError> {
+        LazyGlob::new(patterns, self.eager, origin)
     }
 
     fn shell(&self, st: &ShellTest, origin: &Origin) -> Result<CShell, CompileError> {
@@ -467,10 +713,16 @@ impl Builder {
                         Qual::Arg(t) => CQual::Arg(Box::new(self.test(t, origin)?)),
                     });
                 }
-                CShell::Command { programs: programs.clone(), quals: out }
+                CShell::Command {
+                    programs: programs.clone(),
+                    quals: out,
+                }
             }
             ShellTest::Unknown => CShell::Unknown,
-            ShellTest::Pipe { from, to } => CShell::Pipe { from: from.clone(), to: to.clone() },
+            ShellTest::Pipe { from, to } => CShell::Pipe {
+                from: from.clone(),
+                to: to.clone(),
+            },
             ShellTest::RedirectUnder(p) => CShell::RedirectUnder(self.under_paths(p)),
             ShellTest::RedirectGlob(g) => CShell::RedirectGlob(self.globs(g, origin)?),
         })
@@ -478,7 +730,7 @@ impl Builder {
 
     fn value(&self, v: &ValueExpr, origin: &Origin) -> Result<CValue, CompileError> {
         Ok(match v {
-            ValueExpr::Const(c) => CValue::Const(c.clone()),
+            ValueExpr::Const(c) => CValue::Const(c.to_json()),
             ValueExpr::Template(t) => CValue::Template(t.clone()),
             ValueExpr::Field(f) => CValue::Field(f.clone()),
             ValueExpr::Replace { input, regex, with } => CValue::Replace {

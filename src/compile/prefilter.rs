@@ -24,8 +24,41 @@ pub(crate) struct FieldFilter {
     pub(crate) targets: Vec<Vec<u32>>,
 }
 
+/// Program names of the parsed command line → the rules that name them.
+/// Program names are whole tokens, so this is an exact-name map (plus the
+/// few `name*` prefixes) rather than a substring automaton: it builds in
+/// microseconds, which a hook process starting per call needs.
+#[derive(Default)]
+pub(crate) struct ProgramFilter {
+    pub(crate) exact: HashMap<String, Vec<u32>>,
+    pub(crate) prefixes: Vec<(String, Vec<u32>)>,
+}
+
+impl ProgramFilter {
+    /// Call `mark` with every rule a program named `name` admits.
+    pub(crate) fn lookup(&self, name: &str, mark: &mut impl FnMut(u32)) {
+        let lower;
+        let name = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+            lower = name.to_ascii_lowercase();
+            lower.as_str()
+        } else {
+            name
+        };
+        if let Some(rules) = self.exact.get(name) {
+            rules.iter().for_each(|&r| mark(r));
+        }
+        for (p, rules) in &self.prefixes {
+            if name.starts_with(p.as_str()) {
+                rules.iter().for_each(|&r| mark(r));
+            }
+        }
+    }
+}
+
 /// The prefilter of one hook.
 pub(crate) struct HookIndex {
+    /// Program-name filter of shell predicates.
+    pub(crate) programs: ProgramFilter,
     /// Bitset of rules that always run on this hook (no requirement).
     pub(crate) base: Vec<u64>,
     /// Rules with no requirement.
@@ -35,7 +68,7 @@ pub(crate) struct HookIndex {
 }
 
 /// A requirement: some literal of `lits` occurs in `field`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Requirement {
     pub(crate) field: Field,
     pub(crate) lits: Vec<String>,
@@ -62,13 +95,36 @@ impl HookIndex {
         let words = set.rules.len().div_ceil(64);
         let mut base = vec![0u64; words];
         let mut unfiltered = Vec::new();
-        let mut by_field: HashMap<Field, (Vec<String>, HashMap<String, usize>, Vec<Vec<u32>>)> = HashMap::new();
+        let mut by_field: HashMap<Field, (Vec<String>, HashMap<String, usize>, Vec<Vec<u32>>)> =
+            HashMap::new();
         let mut order: Vec<Field> = Vec::new();
+        let mut programs = ProgramFilter::default();
         for (i, rule) in set.rules.iter().enumerate() {
             if rule.hooks & hook.bit() == 0 || matches!(rule.action, CAction::Redact) {
                 continue;
             }
-            match requirement(set, &rule.when) {
+            let req = match &set.precomputed {
+                Some(reqs) => reqs.get(i).cloned().flatten(),
+                None => requirement(set, &rule.when),
+            };
+            match req {
+                Some(req) if req.field == Field::ShellPrograms => {
+                    for lit in req.lits {
+                        let list = match lit.strip_suffix('*') {
+                            Some(p) => match programs.prefixes.iter_mut().find(|(q, _)| q == p) {
+                                Some((_, l)) => l,
+                                None => {
+                                    programs.prefixes.push((p.to_string(), Vec::new()));
+                                    &mut programs.prefixes.last_mut().expect("just pushed").1
+                                }
+                            },
+                            None => programs.exact.entry(lit).or_default(),
+                        };
+                        if list.last() != Some(&(i as u32)) {
+                            list.push(i as u32);
+                        }
+                    }
+                }
                 Some(req) => {
                     let entry = by_field.entry(req.field.clone()).or_insert_with(|| {
                         order.push(req.field.clone());
@@ -97,12 +153,28 @@ impl HookIndex {
             let automaton = AhoCorasick::builder()
                 .ascii_case_insensitive(true)
                 .match_kind(MatchKind::Standard)
-                .kind(Some(if literals.len() <= 400 { AhoCorasickKind::DFA } else { AhoCorasickKind::ContiguousNFA }))
+                .kind(Some(if literals.len() <= 400 && !set.lazy {
+                    // A DFA searches fastest but takes longest to build: worth it
+                    // for a long-lived matcher set, not for a one-event hook process.
+                    AhoCorasickKind::DFA
+                } else {
+                    AhoCorasickKind::ContiguousNFA
+                }))
                 .build(&literals)
                 .expect("literal automaton");
-            filters.push(FieldFilter { field, automaton, literals, targets });
+            filters.push(FieldFilter {
+                field,
+                automaton,
+                literals,
+                targets,
+            });
         }
-        HookIndex { base, unfiltered, filters }
+        HookIndex {
+            programs,
+            base,
+            unfiltered,
+            filters,
+        }
     }
 }
 
@@ -110,11 +182,20 @@ impl HookIndex {
 pub(crate) fn requirement(set: &MatcherSet, node: &Node) -> Option<Requirement> {
     match node {
         Node::Const(_) | Node::Not(_) => None,
-        Node::Atom(a) => atom_requirement(&set.atoms[*a as usize].field, &set.atoms[*a as usize].source),
-        Node::And(children) => children
-            .iter()
-            .filter_map(|c| requirement(set, c))
-            .max_by(|a, b| a.score().partial_cmp(&b.score()).unwrap_or(std::cmp::Ordering::Equal)),
+        Node::Atom(a) => atom_requirement(
+            &set.atoms[*a as usize].field,
+            &set.atoms[*a as usize].source,
+        ),
+        Node::And(children) => {
+            children
+                .iter()
+                .filter_map(|c| requirement(set, c))
+                .max_by(|a, b| {
+                    a.score()
+                        .partial_cmp(&b.score())
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                })
+        }
         Node::Or(children) => {
             let mut acc: Option<Requirement> = None;
             for c in children.iter() {
@@ -138,7 +219,10 @@ pub(crate) fn requirement(set: &MatcherSet, node: &Node) -> Option<Requirement> 
 
 fn atom_requirement(field: &Field, test: &Test) -> Option<Requirement> {
     let lits: Vec<String> = match test {
-        Test::Eq { value: Scalar::Str(s), nocase } => vec![fold(s, *nocase)?],
+        Test::Eq {
+            value: Scalar::Str(s),
+            nocase,
+        } => vec![fold(s, *nocase)?],
         Test::In { values, nocase } => values
             .iter()
             .map(|v| match v {
@@ -146,9 +230,12 @@ fn atom_requirement(field: &Field, test: &Test) -> Option<Requirement> {
                 _ => None,
             })
             .collect::<Option<Vec<_>>>()?,
-        Test::Contains { needles, nocase } | Test::StartsWith { needles, nocase } | Test::EndsWith { needles, nocase } => {
-            needles.iter().map(|s| fold(s, *nocase)).collect::<Option<Vec<_>>>()?
-        }
+        Test::Contains { needles, nocase }
+        | Test::StartsWith { needles, nocase }
+        | Test::EndsWith { needles, nocase } => needles
+            .iter()
+            .map(|s| fold(s, *nocase))
+            .collect::<Option<Vec<_>>>()?,
         Test::Matches { regex } => regex_literals(regex)?,
         Test::Shell(st) => return shell_requirement(field, st),
         _ => return None,
@@ -156,7 +243,10 @@ fn atom_requirement(field: &Field, test: &Test) -> Option<Requirement> {
     if lits.is_empty() || lits.iter().any(String::is_empty) || lits.len() > MAX_LITS {
         return None;
     }
-    Some(Requirement { field: field.clone(), lits })
+    Some(Requirement {
+        field: field.clone(),
+        lits,
+    })
 }
 
 /// Shell predicates filter on the program names of the parsed command line
@@ -167,13 +257,21 @@ fn shell_requirement(field: &Field, st: &ShellTest) -> Option<Requirement> {
         ShellTest::Command { programs, .. } => programs,
         ShellTest::Pipe { from, .. } => from,
         ShellTest::RedirectUnder(_) | ShellTest::RedirectGlob(_) => {
-            return Some(Requirement { field: field.clone(), lits: vec![">".into()] })
+            return Some(Requirement {
+                field: field.clone(),
+                lits: vec![">".into()],
+            })
         }
         ShellTest::Unknown => return None,
     };
-    let lits: Vec<String> = programs.iter().map(|p| p.trim_end_matches('*').to_ascii_lowercase()).collect();
-    (!lits.is_empty() && lits.iter().all(|l| !l.is_empty()) && lits.len() <= MAX_LITS)
-        .then(|| Requirement { field: Field::ShellPrograms, lits })
+    let lits: Vec<String> = programs.iter().map(|p| p.to_ascii_lowercase()).collect();
+    (!lits.is_empty()
+        && lits.iter().all(|l| !l.trim_end_matches('*').is_empty())
+        && lits.len() <= MAX_LITS)
+        .then(|| Requirement {
+            field: Field::ShellPrograms,
+            lits,
+        })
 }
 
 /// Literal for the case-insensitive automaton. Non-ASCII `nocase` literals
@@ -187,8 +285,8 @@ fn fold(s: &str, nocase: bool) -> Option<String> {
 
 /// Literals one of which every match of `regex` must contain: its prefix set
 /// if finite and non-empty, else its suffix set.
-pub(crate) fn regex_literals(regex: &str) -> Option<Vec<String>> {
-    let hir = regex_syntax::Parser::new().parse(regex).ok()?;
+pub fn regex_literals(regex: &str) -> Option<Vec<String>> {
+    let hir = crate::syntax::parse_regex(regex).ok()?;
     for kind in [ExtractKind::Prefix, ExtractKind::Suffix] {
         // Case-insensitive regexes expand into case variants; the automaton
         // folds ASCII case anyway, so allow many and deduplicate below.
@@ -221,11 +319,17 @@ mod tests {
 
     #[test]
     fn regex_literal_extraction() {
-        assert_eq!(regex_literals(r"\bgit\s+push"), Some(vec!["git".to_string()]));
+        assert_eq!(
+            regex_literals(r"\bgit\s+push"),
+            Some(vec!["git".to_string()])
+        );
         let mut l = regex_literals(r"(?i)drop\s+(table|database)").unwrap();
         l.sort();
         assert_eq!(l, ["drop"]);
         assert_eq!(regex_literals(r".*"), None);
-        assert_eq!(regex_literals(r"\w+@example\.com"), Some(vec!["@example.com".to_string()]));
+        assert_eq!(
+            regex_literals(r"\w+@example\.com"),
+            Some(vec!["@example.com".to_string()])
+        );
     }
 }

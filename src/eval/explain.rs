@@ -166,8 +166,16 @@ impl MatcherSet {
 
         let idx = self.index(event.hook);
         let on_hook = |r: &crate::compile::CRule| r.hooks & event.hook.bit() != 0;
-        let rules_on_hook = self.rules.iter().filter(|r| on_hook(r) && !matches!(r.action, CAction::Redact)).count();
-        let redaction_rules = self.rules.iter().filter(|r| on_hook(r) && matches!(r.action, CAction::Redact)).count();
+        let rules_on_hook = self
+            .rules
+            .iter()
+            .filter(|r| on_hook(r) && !matches!(r.action, CAction::Redact))
+            .count();
+        let redaction_rules = self
+            .rules
+            .iter()
+            .filter(|r| on_hook(r) && matches!(r.action, CAction::Redact))
+            .count();
 
         // Literal hits, first occurrence per (field, literal).
         let mut hits: Vec<LiteralHit> = Vec::new();
@@ -195,11 +203,26 @@ impl MatcherSet {
                     if hits.iter().any(|h| h.field == field && &h.literal == lit) {
                         continue;
                     }
-                    let rules: Vec<String> = f.targets[p].iter().map(|&r| self.rules[r as usize].id.clone()).collect();
+                    let rules: Vec<String> = f.targets[p]
+                        .iter()
+                        .map(|&r| self.rules[r as usize].id.clone())
+                        .collect();
                     for &r in &f.targets[p] {
-                        admitted_by[r as usize].push(format!("literal {} found in {} at {}..{}", quote(lit), field, m.start(), m.end()));
+                        admitted_by[r as usize].push(format!(
+                            "literal {} found in {} at {}..{}",
+                            quote(lit),
+                            field,
+                            m.start(),
+                            m.end()
+                        ));
                     }
-                    hits.push(LiteralHit { field: field.clone(), literal: lit.clone(), start: m.start(), end: m.end(), rules });
+                    hits.push(LiteralHit {
+                        field: field.clone(),
+                        literal: lit.clone(),
+                        start: m.start(),
+                        end: m.end(),
+                        rules,
+                    });
                 }
             }
         }
@@ -212,7 +235,8 @@ impl MatcherSet {
             }
             candidates.push(rule.id.clone());
             let considered_because = if idx.unfiltered.contains(&(i as u32)) {
-                "no literal the prefilter can use: evaluated on every event of this hook".to_string()
+                "no literal the prefilter can use: evaluated on every event of this hook"
+                    .to_string()
             } else {
                 admitted_by[i].join("; ")
             };
@@ -232,7 +256,7 @@ impl MatcherSet {
                     let ex = &self.exemptions[e as usize];
                     let w = ex.when.as_ref().map(|w| trace_node(&run, w));
                     // Like the evaluator: the first exemption that holds applies.
-                    let applies = !applied && w.as_ref().is_none_or(|w| w.value);
+                    let applies = !applied && w.as_ref().map_or(true, |w| w.value);
                     applied |= applies;
                     exemptions.push(ExemptionTrace {
                         location: ex.origin.location(),
@@ -258,7 +282,11 @@ impl MatcherSet {
             });
         }
         let skipped = rules_on_hook.saturating_sub(candidates.len());
-        let unfiltered = idx.unfiltered.iter().map(|&r| self.rules[r as usize].id.clone()).collect();
+        let unfiltered = idx
+            .unfiltered
+            .iter()
+            .map(|&r| self.rules[r as usize].id.clone())
+            .collect();
         let combination = combination(&verdict, redaction_rules, event);
         Explanation {
             event: event.hook.name(),
@@ -274,7 +302,10 @@ impl MatcherSet {
             rules: traces,
             combination,
             verdict,
-            timings: EvalTimings { prefilter_us, evaluate_us },
+            timings: EvalTimings {
+                prefilter_us,
+                evaluate_us,
+            },
         }
     }
 }
@@ -282,31 +313,65 @@ impl MatcherSet {
 /// The steps from the matches to the decision, in words.
 fn combination(v: &Verdict, redaction_rules: usize, event: &Event) -> Vec<String> {
     let mut out = Vec::new();
-    let of = |kind: &str| -> Vec<String> { v.matches.iter().filter(|m| m.action == kind).map(|m| format!("`{}`", m.rule)).collect() };
-    let (blocks, approves, modifies, contexts) = (of("block"), of("approve"), of("modify"), of("context"));
+    let of = |kind: &str| -> Vec<String> {
+        v.matches
+            .iter()
+            .filter(|m| m.action == kind)
+            .map(|m| format!("`{}`", m.rule))
+            .collect()
+    };
+    let (blocks, approves, modifies, contexts) =
+        (of("block"), of("approve"), of("modify"), of("context"));
     for e in &v.exempted {
-        out.push(format!("`{}` matched but is exempted ({}: \"{}\"), so it does not count", e.rule, e.exemption, e.because));
+        out.push(format!(
+            "`{}` matched but is exempted ({}: \"{}\"), so it does not count",
+            e.rule, e.exemption, e.because
+        ));
     }
-    if v.matches.is_empty() {
+    if v.matches.is_empty() && v.decision == Decision::Allow {
         out.push("no rule matched: allow".into());
     }
     let list = |v: &[String]| v.join(", ");
     match &v.decision {
-        Decision::Redact { rules, findings, withheld_by, .. } => {
+        Decision::Redact {
+            rules,
+            findings,
+            withheld_by,
+            ..
+        } => {
             out.push(match withheld_by {
                 Some(w) => format!("withheld: `{w}` replaced the whole text"),
-                None => format!("redacted {} finding(s) by {}", findings.len(), rules.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")),
+                None => format!(
+                    "redacted {} finding(s) by {}",
+                    findings.len(),
+                    rules
+                        .iter()
+                        .map(|r| format!("`{r}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
             });
         }
         Decision::Block { rule, .. } => {
-            let others: Vec<String> = blocks.iter().filter(|b| **b != format!("`{rule}`")).cloned().collect();
+            let others: Vec<String> = blocks
+                .iter()
+                .filter(|b| **b != format!("`{rule}`"))
+                .cloned()
+                .collect();
             out.push(if others.is_empty() {
                 format!("block by `{rule}`")
             } else {
-                format!("block by `{rule}`: the first block in policy order wins over {}", list(&others))
+                format!(
+                    "block by `{rule}`: the first block in policy order wins over {}",
+                    list(&others)
+                )
             });
             let mut beaten = Vec::new();
-            for (k, v) in [("approve", &approves), ("modify", &modifies), ("context", &contexts)] {
+            for (k, v) in [
+                ("approve", &approves),
+                ("modify", &modifies),
+                ("context", &contexts),
+            ] {
                 if !v.is_empty() {
                     beaten.push(format!("{k} {}", list(v)));
                 }
@@ -316,11 +381,18 @@ fn combination(v: &Verdict, redaction_rules: usize, event: &Event) -> Vec<String
             }
         }
         Decision::Approve { rule, .. } => {
-            let others: Vec<String> = approves.iter().filter(|b| **b != format!("`{rule}`")).cloned().collect();
+            let others: Vec<String> = approves
+                .iter()
+                .filter(|b| **b != format!("`{rule}`"))
+                .cloned()
+                .collect();
             out.push(if others.is_empty() {
                 format!("approve by `{rule}`")
             } else {
-                format!("approve by `{rule}`: the first approve in policy order wins over {}", list(&others))
+                format!(
+                    "approve by `{rule}`: the first approve in policy order wins over {}",
+                    list(&others)
+                )
             });
             if !modifies.is_empty() {
                 out.push(format!("approve beats modify {}", list(&modifies)));
@@ -341,17 +413,25 @@ fn combination(v: &Verdict, redaction_rules: usize, event: &Event) -> Vec<String
         }
         Decision::Context { rules, .. } => {
             out.push(if rules.len() > 1 {
-                format!("context: the pieces of {} are joined with a blank line", list(&contexts))
+                format!(
+                    "context: the pieces of {} are joined with a blank line",
+                    list(&contexts)
+                )
             } else {
                 format!("context from `{}`", rules[0])
             });
         }
-        Decision::Allow if !v.matches.is_empty() => out.push("the matches carry no decision: allow".into()),
+        Decision::Allow if !v.matches.is_empty() => {
+            out.push("the matches carry no decision: allow".into())
+        }
         Decision::Allow => {}
     }
-    if redaction_rules > 0 && event.hook.is_transform() {
+    if redaction_rules > 0
+        && event.hook.is_transform()
+        && !matches!(v.decision, Decision::Redact { .. })
+    {
         out.push(format!(
-            "{redaction_rules} redaction rule(s) apply to {}: the redaction engine rewrites the text (see `warden redact`)",
+            "{redaction_rules} redaction rule(s) on {} found nothing to redact",
             event.hook.name()
         ));
     }
@@ -363,21 +443,60 @@ fn trace_node(run: &Run, n: &Node) -> CondTrace {
         Node::And(v) | Node::Or(v) => {
             let is_and = matches!(n, Node::And(_));
             let children: Vec<CondTrace> = v.iter().map(|c| trace_node(run, c)).collect();
-            let value = if is_and { children.iter().all(|c| c.value) } else { children.iter().any(|c| c.value) };
+            let value = if is_and {
+                children.iter().all(|c| c.value)
+            } else {
+                children.iter().any(|c| c.value)
+            };
             let sep = if is_and { " and " } else { " or " };
-            let text = children.iter().map(|c| paren(c, is_and)).collect::<Vec<_>>().join(sep);
-            CondTrace { op: if is_and { "and" } else { "or" }, text, value, detail: None, children }
+            let text = children
+                .iter()
+                .map(|c| paren(c, is_and))
+                .collect::<Vec<_>>()
+                .join(sep);
+            CondTrace {
+                op: if is_and { "and" } else { "or" },
+                text,
+                value,
+                detail: None,
+                children,
+            }
         }
         Node::Not(c) => {
             let child = trace_node(run, c);
-            let text = format!("not {}", if child.op == "atom" || child.op == "const" { child.text.clone() } else { format!("({})", child.text) });
-            CondTrace { op: "not", text, value: !child.value, detail: None, children: vec![child] }
+            let text = format!(
+                "not {}",
+                if child.op == "atom" || child.op == "const" {
+                    child.text.clone()
+                } else {
+                    format!("({})", child.text)
+                }
+            );
+            CondTrace {
+                op: "not",
+                text,
+                value: !child.value,
+                detail: None,
+                children: vec![child],
+            }
         }
-        Node::Const(b) => CondTrace { op: "const", text: b.to_string(), value: *b, detail: None, children: Vec::new() },
+        Node::Const(b) => CondTrace {
+            op: "const",
+            text: b.to_string(),
+            value: *b,
+            detail: None,
+            children: Vec::new(),
+        },
         Node::Atom(a) => {
             let atom = &run.set.atoms[*a as usize];
             let (value, detail) = trace_atom(run, atom);
-            CondTrace { op: "atom", text: atom_text(&atom.field, &atom.source), value, detail: Some(detail), children: Vec::new() }
+            CondTrace {
+                op: "atom",
+                text: atom_text(&atom.field, &atom.source),
+                value,
+                detail: Some(detail),
+                children: Vec::new(),
+            }
         }
     }
 }
@@ -396,7 +515,9 @@ fn trace_atom(run: &Run, a: &CAtom) -> (bool, String) {
     let home = run.set.home.as_deref();
     let event = run.event;
     if let CTest::Shell(st) = &a.test {
-        let Some(an) = run.shell() else { return (false, "the event has no command line".into()) };
+        let Some(an) = run.shell() else {
+            return (false, "the event has no command line".into());
+        };
         let value = shell_test(st, an, event, home);
         let cmds: Vec<String> = an
             .commands
@@ -410,7 +531,11 @@ fn trace_atom(run: &Run, a: &CAtom) -> (bool, String) {
                 quote(&s)
             })
             .collect();
-        let mut d = if cmds.is_empty() { "the command line runs no command".to_string() } else { format!("the command line runs {}", cmds.join(", ")) };
+        let mut d = if cmds.is_empty() {
+            "the command line runs no command".to_string()
+        } else {
+            format!("the command line runs {}", cmds.join(", "))
+        };
         if an.has_unknown() {
             d.push_str(" (some of what runs is not statically known)");
         }
@@ -426,26 +551,67 @@ fn trace_atom(run: &Run, a: &CAtom) -> (bool, String) {
         return (false, format!("{field} is missing"));
     }
     if let CTest::Exists = a.test {
-        let present = values.iter().any(|v| !matches!(v, Val::Json(serde_json::Value::Null)));
-        return (present, if present { format!("{field} is present") } else { format!("{field} is null") });
+        let present = values
+            .iter()
+            .any(|v| !matches!(v, Val::Json(serde_json::Value::Null)));
+        return (
+            present,
+            if present {
+                format!("{field} is present")
+            } else {
+                format!("{field} is null")
+            },
+        );
     }
     let several = values.len() > 1;
     for (n, v) in values.iter().enumerate() {
         if test_value(&a.test, v, event, home) {
-            let which = if several { format!("{field}[{n}]") } else { field.clone() };
+            let which = if several {
+                format!("{field}[{n}]")
+            } else {
+                field.clone()
+            };
             return (true, why_true(a, v, &which, event, home));
         }
     }
     let shown: Vec<String> = values.iter().take(3).map(|v| show(v)).collect();
-    let more = if values.len() > 3 { format!(" (and {} more)", values.len() - 3) } else { String::new() };
+    let more = if values.len() > 3 {
+        format!(" (and {} more)", values.len() - 3)
+    } else {
+        String::new()
+    };
     let base = format!("{field} = {}{more}", shown.join(", "));
     let extra = match &a.test {
         CTest::Under(_) | CTest::UnderField(_) => {
             let t = values[0].as_text();
+            let target = match &a.test {
+                CTest::UnderField(f) => {
+                    let mut d = String::new();
+                    for_each_value(event, f, &mut |v| {
+                        d = v.as_text().into_owned();
+                        true
+                    });
+                    if d.is_empty() {
+                        format!("{f} (missing)")
+                    } else {
+                        format!("{f} = {}", quote(&d))
+                    }
+                }
+                _ => match &a.source {
+                    Test::Under {
+                        target: crate::check::ir::UnderTarget::Paths(p),
+                    } => p.iter().map(|s| quote(s)).collect::<Vec<_>>().join(", "),
+                    _ => String::new(),
+                },
+            };
             match crate::paths::normalize(&t, event.cwd.as_deref(), home) {
-                Some(p) if p != t.as_ref() => format!("; normalised to {}", quote(&p)),
-                Some(_) => String::new(),
-                None => "; cannot be normalised (relative path without cwd, or unknown home)".into(),
+                Some(p) if p != t.as_ref() => {
+                    format!("; normalised to {}, not under {target}", quote(&p))
+                }
+                Some(_) => format!("; not under {target}"),
+                None => {
+                    "; cannot be normalised (relative path without cwd, or unknown home)".into()
+                }
             }
         }
         _ => String::new(),
@@ -455,11 +621,24 @@ fn trace_atom(run: &Run, a: &CAtom) -> (bool, String) {
 
 fn why_true(a: &CAtom, v: &Val, field: &str, event: &Event, home: Option<&str>) -> String {
     let text = v.as_text();
-    let find = |needles: &[String], nocase: bool, f: &dyn Fn(&str, &str) -> Option<usize>| -> String {
-        let hay = if nocase { text.to_lowercase() } else { text.to_string() };
-        for n in needles {
+    let find = |needles: &[crate::compile::Needle],
+                nocase: bool,
+                f: &dyn Fn(&str, &str) -> Option<usize>|
+     -> String {
+        let hay = if nocase {
+            text.to_lowercase()
+        } else {
+            text.to_string()
+        };
+        for n in needles.iter().map(|n| n.text.as_str()) {
             if let Some(at) = f(&hay, n) {
-                return format!("found {} at {}..{} in {field} = {}", quote(n), at, at + n.len(), show(v));
+                return format!(
+                    "found {} at {}..{} in {field} = {}",
+                    quote(n),
+                    at,
+                    at + n.len(),
+                    show(v)
+                );
             }
         }
         format!("{field} = {}", show(v))
@@ -467,10 +646,19 @@ fn why_true(a: &CAtom, v: &Val, field: &str, event: &Event, home: Option<&str>) 
     match &a.test {
         CTest::Eq { .. } | CTest::In { .. } => format!("{field} = {}", show(v)),
         CTest::Contains { needles, nocase } => find(needles, *nocase, &|h, n| h.find(n)),
-        CTest::StartsWith { needles, nocase } => find(needles, *nocase, &|h, n| h.starts_with(n).then_some(0)),
-        CTest::EndsWith { needles, nocase } => find(needles, *nocase, &|h, n| h.ends_with(n).then(|| h.len() - n.len())),
-        CTest::Matches(re) => match re.get().and_then(|re| re.find(&text)) {
-            Some(m) => format!("regex matched {} at {}..{} of {field}", quote(m.as_str()), m.start(), m.end()),
+        CTest::StartsWith { needles, nocase } => {
+            find(needles, *nocase, &|h, n| h.starts_with(n).then_some(0))
+        }
+        CTest::EndsWith { needles, nocase } => find(needles, *nocase, &|h, n| {
+            h.ends_with(n).then(|| h.len() - n.len())
+        }),
+        CTest::Matches(re) => match re.get().and_then(|re| re.find(text.as_bytes())) {
+            Some(m) => format!(
+                "regex matched {} at {}..{} of {field}",
+                quote(&String::from_utf8_lossy(m.as_bytes())),
+                m.start(),
+                m.end()
+            ),
             None => format!("{field} = {}", show(v)),
         },
         CTest::Glob(g) => {
@@ -478,7 +666,13 @@ fn why_true(a: &CAtom, v: &Val, field: &str, event: &Event, home: Option<&str>) 
                 Test::Glob { patterns } => patterns.clone(),
                 _ => Vec::new(),
             };
-            let hit: Vec<String> = g.matches(text.as_ref()).into_iter().filter_map(|i| pats.get(i)).map(|p| quote(p)).collect();
+            let hit: Vec<String> = g
+                .get()
+                .matches(text.as_ref())
+                .into_iter()
+                .filter_map(|i| pats.get(i))
+                .map(|p| quote(p))
+                .collect();
             format!("{field} = {} matches glob {}", show(v), hit.join(", "))
         }
         CTest::Under(targets) => {
@@ -491,21 +685,33 @@ fn why_true(a: &CAtom, v: &Val, field: &str, event: &Event, home: Option<&str>) 
                 })
                 .find(|d| crate::paths::is_under(&p, d))
                 .unwrap_or_default();
-            format!("path {} normalised to {}, which is under {}", show(v), quote(&p), quote(&dir))
+            format!(
+                "path {} normalised to {}, which is under {}",
+                show(v),
+                quote(&p),
+                quote(&dir)
+            )
         }
         CTest::UnderField(f) => {
             let p = crate::paths::normalize(&text, event.cwd.as_deref(), home).unwrap_or_default();
             let mut dir = String::new();
-            for_each_value(event, f, &mut |d| {
-                match crate::paths::normalize(&d.as_text(), None, home) {
-                    Some(x) if crate::paths::is_under(&p, &x) => {
-                        dir = x;
-                        true
-                    }
-                    _ => false,
+            for_each_value(event, f, &mut |d| match crate::paths::normalize(
+                &d.as_text(),
+                None,
+                home,
+            ) {
+                Some(x) if crate::paths::is_under(&p, &x) => {
+                    dir = x;
+                    true
                 }
+                _ => false,
             });
-            format!("path {} normalised to {}, which is under {f} = {}", show(v), quote(&p), quote(&dir))
+            format!(
+                "path {} normalised to {}, which is under {f} = {}",
+                show(v),
+                quote(&p),
+                quote(&dir)
+            )
         }
         CTest::Exists => format!("{field} is present"),
         CTest::Shell(_) => format!("{field} = {}", show(v)),
@@ -520,21 +726,38 @@ pub fn atom_text(field: &Field, test: &Test) -> String {
         if v.len() == 1 {
             quote(&v[0])
         } else {
-            format!("[{}]", v.iter().map(|s| quote(s)).collect::<Vec<_>>().join(", "))
+            format!(
+                "[{}]",
+                v.iter().map(|s| quote(s)).collect::<Vec<_>>().join(", ")
+            )
         }
     };
     match test {
         Test::Eq { value, nocase } => format!("{field} == {}{}", scalar(value), nc(*nocase)),
         Test::In { values, nocase } => {
-            format!("{field} in [{}]{}", values.iter().map(scalar).collect::<Vec<_>>().join(", "), nc(*nocase))
+            format!(
+                "{field} in [{}]{}",
+                values.iter().map(scalar).collect::<Vec<_>>().join(", "),
+                nc(*nocase)
+            )
         }
-        Test::Contains { needles, nocase } => format!("{field} contains {}{}", strs(needles), nc(*nocase)),
-        Test::StartsWith { needles, nocase } => format!("{field} starts_with {}{}", strs(needles), nc(*nocase)),
-        Test::EndsWith { needles, nocase } => format!("{field} ends_with {}{}", strs(needles), nc(*nocase)),
+        Test::Contains { needles, nocase } => {
+            format!("{field} contains {}{}", strs(needles), nc(*nocase))
+        }
+        Test::StartsWith { needles, nocase } => {
+            format!("{field} starts_with {}{}", strs(needles), nc(*nocase))
+        }
+        Test::EndsWith { needles, nocase } => {
+            format!("{field} ends_with {}{}", strs(needles), nc(*nocase))
+        }
         Test::Matches { regex } => format!("{field} matches /{}/", regex.replace('/', "\\/")),
         Test::Glob { patterns } => format!("{field} glob {}", strs(patterns)),
-        Test::Under { target: crate::check::ir::UnderTarget::Paths(p) } => format!("path({field}) under {}", strs(p)),
-        Test::Under { target: crate::check::ir::UnderTarget::Field(f) } => format!("path({field}) under {f}"),
+        Test::Under {
+            target: crate::check::ir::UnderTarget::Paths(p),
+        } => format!("path({field}) under {}", strs(p)),
+        Test::Under {
+            target: crate::check::ir::UnderTarget::Field(f),
+        } => format!("path({field}) under {f}"),
         Test::Exists => format!("{field} exists"),
         Test::Shell(st) => shell_text(st),
         Test::Detects { patterns } => format!("{field} detects {}", strs(patterns)),
@@ -542,12 +765,21 @@ pub fn atom_text(field: &Field, test: &Test) -> String {
 }
 
 fn shell_text(st: &ShellTest) -> String {
-    let words = |v: &[String]| if v.len() == 1 { v[0].clone() } else { format!("[{}]", v.join(", ")) };
+    let words = |v: &[String]| {
+        if v.len() == 1 {
+            v[0].clone()
+        } else {
+            format!("[{}]", v.join(", "))
+        }
+    };
     let strs = |v: &[String]| {
         if v.len() == 1 {
             quote(&v[0])
         } else {
-            format!("[{}]", v.iter().map(|s| quote(s)).collect::<Vec<_>>().join(", "))
+            format!(
+                "[{}]",
+                v.iter().map(|s| quote(s)).collect::<Vec<_>>().join(", ")
+            )
         }
     };
     match st {
@@ -569,7 +801,9 @@ fn shell_text(st: &ShellTest) -> String {
                     Qual::DynamicArgs => "dynamic_args".into(),
                     Qual::ArgUnder(p) => format!("arg under {}", strs(p)),
                     Qual::ArgIs(p) => format!("arg is {}", strs(p)),
-                    Qual::Arg(t) => atom_text(&Field::Args(Vec::new()), t).replacen("args", "arg", 1),
+                    Qual::Arg(t) => {
+                        atom_text(&Field::Args(Vec::new()), t).replacen("args", "arg", 1)
+                    }
                 });
             }
             s
@@ -634,10 +868,24 @@ rule other { on pre_tool_call when args.command contains "zzz" block "no" }
         assert_eq!(x.prefilter.candidates, ["fs.rm_root", "any.approve"]);
         assert_eq!(x.prefilter.skipped, 1);
         let rm = &x.rules[0];
-        assert!(rm.considered_because.contains("literal \"rm\""), "{}", rm.considered_because);
+        assert!(
+            rm.considered_because.contains("literal \"rm"),
+            "{}",
+            rm.considered_because
+        );
         assert!(rm.when.value);
-        assert!(rm.when.children[1].detail.as_deref().unwrap().contains("regex matched \"rm -rf /\" at 0..8"));
+        assert!(rm.when.children[1]
+            .detail
+            .as_deref()
+            .unwrap()
+            .contains("regex matched \"rm -rf /\" at 0..8"));
         assert!(x.rules[1].considered_because.contains("every event"));
-        assert!(x.combination.iter().any(|c| c.contains("block beats approve `any.approve`")), "{:?}", x.combination);
+        assert!(
+            x.combination
+                .iter()
+                .any(|c| c.contains("block beats approve `any.approve`")),
+            "{:?}",
+            x.combination
+        );
     }
 }

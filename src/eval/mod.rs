@@ -11,10 +11,11 @@ pub mod explain;
 pub mod values;
 
 use crate::check::ir::{Template, TemplatePart};
-use crate::compile::{CAction, CAtom, CQual, CShell, CTest, CValue, MatcherSet, Node, UnderPath};
-use crate::event::Field;
-use crate::shell;
+use crate::compile::{
+    CAction, CAtom, CQual, CShell, CTest, CValue, MatcherSet, Needle, Node, UnderPath,
+};
 use crate::event::{Event, Hook};
+use crate::shell;
 use crate::syntax::ast::Scalar;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -186,7 +187,12 @@ impl MatcherSet {
                 if !run.node(&rule.when) || rule.unless.as_ref().is_some_and(|u| run.node(u)) {
                     continue;
                 }
-                match rule.exemptions.iter().map(|&e| &self.exemptions[e as usize]).find(|e| e.when.as_ref().is_none_or(|w| run.node(w))) {
+                match rule
+                    .exemptions
+                    .iter()
+                    .map(|&e| &self.exemptions[e as usize])
+                    .find(|e| e.when.as_ref().is_none_or(|w| run.node(w)))
+                {
                     Some(e) => exempted.push(ExemptedMatch {
                         rule: rule.id.clone(),
                         because: e.because.clone(),
@@ -203,7 +209,12 @@ impl MatcherSet {
 
 impl<'a> Run<'a> {
     pub(crate) fn new(set: &'a MatcherSet, event: &'a Event) -> Run<'a> {
-        Run { set, event, shell: std::cell::OnceCell::new(), detected: Default::default() }
+        Run {
+            set,
+            event,
+            shell: std::cell::OnceCell::new(),
+            detected: Default::default(),
+        }
     }
 
     /// The parsed command line of the event (`args.command`, or `command`
@@ -215,7 +226,11 @@ impl<'a> Run<'a> {
                     Hook::TransformTerminalOutput => self.event.command.as_deref(),
                     _ => self.event.args.get("command").and_then(Value::as_str),
                 }?;
-                let opts = shell::Options { cwd: self.event.cwd.as_deref(), home: self.set.home.as_deref(), ..Default::default() };
+                let opts = shell::Options {
+                    cwd: self.event.cwd.as_deref(),
+                    home: self.set.home.as_deref(),
+                    ..Default::default()
+                };
                 Some(shell::analyze(text, &opts))
             })
             .as_ref()
@@ -225,6 +240,14 @@ impl<'a> Run<'a> {
     pub(crate) fn candidates(&self) -> Vec<u64> {
         let idx = self.set.index(self.event.hook);
         let mut bits = idx.base.clone();
+        if !idx.programs.exact.is_empty() || !idx.programs.prefixes.is_empty() {
+            if let Some(a) = self.shell() {
+                for c in &a.commands {
+                    idx.programs
+                        .lookup(&c.program, &mut |r| bits[r as usize / 64] |= 1 << (r % 64));
+                }
+            }
+        }
         for f in &idx.filters {
             let mut mark = |text: &str| {
                 for m in f.automaton.find_overlapping_iter(text) {
@@ -233,14 +256,6 @@ impl<'a> Run<'a> {
                     }
                 }
             };
-            if f.field == Field::ShellPrograms {
-                if let Some(a) = self.shell() {
-                    for c in &a.commands {
-                        mark(&c.program);
-                    }
-                }
-                continue;
-            }
             for_each_value(self.event, &f.field, &mut |v| {
                 mark(&v.as_text());
                 false
@@ -260,11 +275,17 @@ impl Run<'_> {
         for &i in matched {
             let rule = &self.set.rules[i as usize];
             let message = match &rule.action {
-                CAction::Block { message, placeholder } => {
+                CAction::Block {
+                    message,
+                    placeholder,
+                } => {
                     let m = self.render(message);
                     if block.is_none() && !m.trim().is_empty() {
-                        let ph = (self.event.hook == Hook::PreLlmCall)
-                            .then(|| placeholder.clone().unwrap_or_else(|| DEFAULT_PLACEHOLDER.to_string()));
+                        let ph = (self.event.hook == Hook::PreLlmCall).then(|| {
+                            placeholder
+                                .clone()
+                                .unwrap_or_else(|| DEFAULT_PLACEHOLDER.to_string())
+                        });
                         block = Some((rule.id.clone(), m.clone(), ph));
                     }
                     Some(m)
@@ -278,7 +299,10 @@ impl Run<'_> {
                 }
                 CAction::Modify(sets) => {
                     let (rules, args) = modify.get_or_insert_with(|| {
-                        (Vec::new(), self.event.args.as_object().cloned().unwrap_or_default())
+                        (
+                            Vec::new(),
+                            self.event.args.as_object().cloned().unwrap_or_default(),
+                        )
                     });
                     for (k, v) in sets {
                         let value = self.value(v);
@@ -299,14 +323,24 @@ impl Run<'_> {
                 }
                 CAction::Redact => None,
             };
-            matches.push(RuleMatch { rule: rule.id.clone(), action: rule.kind, severity: rule.severity.clone(), message });
+            matches.push(RuleMatch {
+                rule: rule.id.clone(),
+                action: rule.kind,
+                severity: rule.severity.clone(),
+                message,
+            });
         }
         if let Some(red) = self.set.transform(self.event) {
             let mut rules: Vec<String> = Vec::new();
             let findings = red
                 .findings
                 .iter()
-                .map(|f| FindingReport { rule: f.rule_id.to_string(), label: f.label.to_string(), start: f.start, end: f.end })
+                .map(|f| FindingReport {
+                    rule: f.rule_id.to_string(),
+                    label: f.label.to_string(),
+                    start: f.start,
+                    end: f.end,
+                })
                 .collect::<Vec<_>>();
             for f in &findings {
                 if !rules.contains(&f.rule) {
@@ -319,22 +353,49 @@ impl Run<'_> {
                 }
             }
             for r in &rules {
-                let action = if red.withheld_by.as_deref() == Some(r.as_str()) { "withhold" } else { "redact" };
-                let severity = self.set.rules.iter().find(|x| &x.id == r).map_or_else(|| "medium".to_string(), |x| x.severity.clone());
-                matches.push(RuleMatch { rule: r.clone(), action, severity, message: None });
+                let action = if red.withheld_by.as_deref() == Some(r.as_str()) {
+                    "withhold"
+                } else {
+                    "redact"
+                };
+                let severity = self
+                    .set
+                    .rules
+                    .iter()
+                    .find(|x| &x.id == r)
+                    .map_or_else(|| "medium".to_string(), |x| x.severity.clone());
+                matches.push(RuleMatch {
+                    rule: r.clone(),
+                    action,
+                    severity,
+                    message: None,
+                });
             }
             let withheld_by = red.withheld_by.map(|w| w.to_string());
             return Verdict {
                 event: self.event.hook.name(),
-                decision: Decision::Redact { rules, text: red.text.into_owned(), findings, withheld_by },
+                decision: Decision::Redact {
+                    rules,
+                    text: red.text.into_owned(),
+                    findings,
+                    withheld_by,
+                },
                 matches,
                 exempted,
             };
         }
         let decision = if let Some((rule, message, placeholder)) = block {
-            Decision::Block { rule, message, placeholder }
+            Decision::Block {
+                rule,
+                message,
+                placeholder,
+            }
         } else if let Some((rule, message, rule_key)) = approve {
-            Decision::Approve { rule, message, rule_key }
+            Decision::Approve {
+                rule,
+                message,
+                rule_key,
+            }
         } else if let Some((rules, args)) = modify {
             Decision::Modify { rules, args }
         } else if let Some((rules, text)) = context {
@@ -342,7 +403,12 @@ impl Run<'_> {
         } else {
             Decision::Allow
         };
-        Verdict { event: self.event.hook.name(), decision, matches, exempted }
+        Verdict {
+            event: self.event.hook.name(),
+            decision,
+            matches,
+            exempted,
+        }
     }
 
     pub(crate) fn node(&self, n: &Node) -> bool {
@@ -357,15 +423,30 @@ impl Run<'_> {
 
     fn atom(&self, a: &CAtom) -> bool {
         match &a.test {
-            CTest::Exists => return for_each_value(self.event, &a.field, &mut |v| !matches!(v, Val::Json(Value::Null))),
-            CTest::Shell(st) => return self.shell().is_some_and(|an| shell_test(st, an, self.event, self.set.home.as_deref())),
+            CTest::Exists => {
+                return for_each_value(self.event, &a.field, &mut |v| {
+                    !matches!(v, Val::Json(Value::Null))
+                })
+            }
+            CTest::Shell(st) => {
+                return self
+                    .shell()
+                    .is_some_and(|an| shell_test(st, an, self.event, self.set.home.as_deref()))
+            }
             CTest::Detects { patterns, redactor } => {
-                let Some(r) = redactor.get_or_init(|| self.set.redactor_for(patterns)) else { return false };
+                let Some(r) = redactor.get_or_init(|| self.set.redactor_for(patterns)) else {
+                    return false;
+                };
                 return for_each_value(self.event, &a.field, &mut |v| {
                     let mut found = false;
                     for f in r.detects(&v.as_text()) {
                         found = true;
-                        let label = f.label.trim_start_matches("[REDACTED:").trim_start_matches('[').trim_end_matches(']').to_string();
+                        let label = f
+                            .label
+                            .trim_start_matches("[REDACTED:")
+                            .trim_start_matches('[')
+                            .trim_end_matches(']')
+                            .to_string();
                         let mut d = self.detected.borrow_mut();
                         if !d.contains(&label) {
                             d.push(label);
@@ -377,7 +458,9 @@ impl Run<'_> {
             _ => {}
         }
         let home = self.set.home.as_deref();
-        for_each_value(self.event, &a.field, &mut |v| test_value(&a.test, &v, self.event, home))
+        for_each_value(self.event, &a.field, &mut |v| {
+            test_value(&a.test, &v, self.event, home)
+        })
     }
 
     fn render(&self, t: &Template) -> String {
@@ -404,7 +487,10 @@ impl Run<'_> {
                     other => other.to_string(),
                 };
                 match regex.get() {
-                    Some(re) => Value::String(re.replace_all(&text, with.as_str()).into_owned()),
+                    Some(re) => {
+                        let out = re.replace_all(text.as_bytes(), with.as_bytes());
+                        Value::String(String::from_utf8_lossy(&out).into_owned())
+                    }
                     None => Value::String(text),
                 }
             }
@@ -414,29 +500,42 @@ impl Run<'_> {
 
 fn test_value(t: &CTest, v: &Val, event: &Event, home: Option<&str>) -> bool {
     match t {
-        CTest::Eq { value, nocase } => eq_scalar(v, value, *nocase),
-        CTest::In { strings, others, nocase } => match v {
-            Val::Str(s) => {
-                if *nocase {
-                    strings.contains(&s.to_lowercase())
-                } else {
-                    strings.contains(*s)
-                }
+        CTest::Eq {
+            value,
+            nocase,
+            unicode,
+        } => eq_scalar(v, value, *nocase, *unicode),
+        CTest::In {
+            ascii,
+            unicode,
+            others,
+            nocase,
+        } => match v {
+            Val::Str(s) if *nocase => {
+                ascii.contains(&s.to_ascii_lowercase())
+                    || (!unicode.is_empty() && unicode.contains(&s.to_lowercase()))
             }
-            _ => others.iter().any(|o| eq_scalar(v, o, false)),
+            Val::Str(s) => ascii.contains(*s),
+            _ => others.iter().any(|o| eq_scalar(v, o, false, false)),
         },
         CTest::Contains { needles, nocase } => str_test(v, needles, *nocase, |h, n| h.contains(n)),
-        CTest::StartsWith { needles, nocase } => str_test(v, needles, *nocase, |h, n| h.starts_with(n)),
-        CTest::EndsWith { needles, nocase } => str_test(v, needles, *nocase, |h, n| h.ends_with(n)),
-        CTest::Matches(re) => re.get().is_some_and(|re| re.is_match(&v.as_text())),
-        CTest::Glob(g) => g.is_match(v.as_text().as_ref()),
-        CTest::Under(targets) => {
-            crate::paths::normalize(&v.as_text(), event.cwd.as_deref(), home).is_some_and(|p| under_any(&p, targets, event, home))
+        CTest::StartsWith { needles, nocase } => {
+            str_test(v, needles, *nocase, |h, n| h.starts_with(n))
         }
+        CTest::EndsWith { needles, nocase } => str_test(v, needles, *nocase, |h, n| h.ends_with(n)),
+        CTest::Matches(re) => re
+            .get()
+            .is_some_and(|re| re.is_match(v.as_text().as_bytes())),
+        CTest::Glob(g) => g.get().is_match(v.as_text().as_ref()),
+        CTest::Under(targets) => crate::paths::normalize(&v.as_text(), event.cwd.as_deref(), home)
+            .is_some_and(|p| under_any(&p, targets, event, home)),
         CTest::UnderField(f) => {
-            let Some(p) = crate::paths::normalize(&v.as_text(), event.cwd.as_deref(), home) else { return false };
+            let Some(p) = crate::paths::normalize(&v.as_text(), event.cwd.as_deref(), home) else {
+                return false;
+            };
             for_each_value(event, f, &mut |d| {
-                crate::paths::normalize(&d.as_text(), None, home).is_some_and(|dir| crate::paths::is_under(&p, &dir))
+                crate::paths::normalize(&d.as_text(), None, home)
+                    .is_some_and(|dir| crate::paths::is_under(&p, &dir))
             })
         }
         CTest::Exists => true,
@@ -448,18 +547,22 @@ fn test_value(t: &CTest, v: &Val, event: &Event, home: Option<&str>) -> bool {
 fn under_any(path: &str, targets: &[UnderPath], event: &Event, home: Option<&str>) -> bool {
     targets.iter().any(|t| match t {
         UnderPath::Abs(dir) => crate::paths::is_under(path, dir),
-        UnderPath::Rel(rel) => {
-            crate::paths::normalize(rel, event.cwd.as_deref(), home).is_some_and(|dir| crate::paths::is_under(path, &dir))
-        }
+        UnderPath::Rel(rel) => crate::paths::normalize(rel, event.cwd.as_deref(), home)
+            .is_some_and(|dir| crate::paths::is_under(path, &dir)),
     })
 }
 
 /// `/x/*` counts as `/x`: deleting everything in a directory is deleting it.
 fn is_any(path: &str, targets: &[UnderPath], event: &Event, home: Option<&str>) -> bool {
-    let base = path.strip_suffix("/*").map(|b| if b.is_empty() { "/" } else { b }).unwrap_or(path);
+    let base = path
+        .strip_suffix("/*")
+        .map(|b| if b.is_empty() { "/" } else { b })
+        .unwrap_or(path);
     targets.iter().any(|t| match t {
         UnderPath::Abs(dir) => base == dir,
-        UnderPath::Rel(rel) => crate::paths::normalize(rel, event.cwd.as_deref(), home).is_some_and(|dir| base == dir),
+        UnderPath::Rel(rel) => {
+            crate::paths::normalize(rel, event.cwd.as_deref(), home).is_some_and(|dir| base == dir)
+        }
     })
 }
 
@@ -470,14 +573,22 @@ fn shell_test(st: &CShell, an: &shell::Analysis, event: &Event, home: Option<&st
     match st {
         CShell::Unknown => an.has_unknown(),
         CShell::Pipe { from, to } => an.feeds_any(&names(from), &names(to)),
-        CShell::RedirectUnder(targets) => an
-            .redirects()
-            .any(|(_, r)| r.writes() && r.path.as_deref().is_some_and(|p| under_any(p, targets, event, home))),
-        CShell::RedirectGlob(g) => an
-            .redirects()
-            .any(|(_, r)| r.writes() && (g.is_match(&r.target) || r.path.as_deref().is_some_and(|p| g.is_match(p)))),
+        CShell::RedirectUnder(targets) => an.redirects().any(|(_, r)| {
+            r.writes()
+                && r.path
+                    .as_deref()
+                    .is_some_and(|p| under_any(p, targets, event, home))
+        }),
+        CShell::RedirectGlob(g) => an.redirects().any(|(_, r)| {
+            r.writes()
+                && (g.get().is_match(&r.target)
+                    || r.path.as_deref().is_some_and(|p| g.get().is_match(p)))
+        }),
         CShell::Command { programs, quals } => an.commands.iter().any(|c| {
-            programs.iter().any(|p| shell::program_matches(p, &c.program)) && quals.iter().all(|q| qual(q, c, event, home))
+            programs
+                .iter()
+                .any(|p| shell::program_matches(p, &c.program))
+                && quals.iter().all(|q| qual(q, c, event, home))
         }),
     }
 }
@@ -501,24 +612,49 @@ fn qual(q: &CQual, c: &shell::SimpleCommand, event: &Event, home: Option<&str>) 
         CQual::DynamicArgs => c.has_dynamic_args(),
         CQual::ArgUnder(t) => c.paths().any(|p| under_any(p, t, event, home)),
         CQual::ArgIs(t) => c.paths().any(|p| is_any(p, t, event, home)),
-        CQual::Arg(t) => c.args.iter().any(|a| test_value(t, &Val::Str(&a.text), event, home)),
+        CQual::Arg(t) => c
+            .args
+            .iter()
+            .any(|a| test_value(t, &Val::Str(&a.text), event, home)),
     }
 }
 
-fn str_test(v: &Val, needles: &[String], nocase: bool, f: impl Fn(&str, &str) -> bool) -> bool {
+fn str_test(v: &Val, needles: &[Needle], nocase: bool, f: impl Fn(&str, &str) -> bool) -> bool {
     let text = v.as_text();
     if nocase {
-        let folded = text.to_lowercase();
-        needles.iter().any(|n| f(&folded, n))
+        let (ascii, uni) = (std::cell::OnceCell::new(), std::cell::OnceCell::new());
+        needles
+            .iter()
+            .any(|n| f(fold(&text, n.unicode, &ascii, &uni), &n.text))
     } else {
-        needles.iter().any(|n| f(&text, n))
+        needles.iter().any(|n| f(&text, &n.text))
     }
 }
 
-fn eq_scalar(v: &Val, s: &Scalar, nocase: bool) -> bool {
+/// `nocase` folding of the text for one literal (see [`Needle`]): ASCII
+/// letters for an ASCII literal — so the prefilter's ASCII-case-insensitive
+/// automaton sees every match, and `K` (Kelvin) or `İ` do not pass for `k`
+/// or `i` — and Unicode lowercase for a literal with non-ASCII letters
+/// (those skip the prefilter).
+fn fold<'t>(
+    text: &str,
+    unicode: bool,
+    ascii: &'t std::cell::OnceCell<String>,
+    uni: &'t std::cell::OnceCell<String>,
+) -> &'t str {
+    if unicode {
+        uni.get_or_init(|| text.to_lowercase())
+    } else {
+        ascii.get_or_init(|| text.to_ascii_lowercase())
+    }
+}
+
+fn eq_scalar(v: &Val, s: &Scalar, nocase: bool, unicode: bool) -> bool {
     match (v, s) {
         (Val::Str(a), Scalar::Str(b)) => {
-            if nocase {
+            if nocase && !unicode {
+                a.eq_ignore_ascii_case(b)
+            } else if nocase {
                 a.to_lowercase() == *b
             } else {
                 *a == b

@@ -45,8 +45,14 @@ impl<'a> Val<'a> {
 
 /// Call `f` on each value of `field` until it returns true; returns whether
 /// it did. A missing field has no values.
-pub fn for_each_value<'a>(event: &'a Event, field: &Field, f: &mut dyn FnMut(Val<'a>) -> bool) -> bool {
-    let opt = |s: &'a Option<String>, f: &mut dyn FnMut(Val<'a>) -> bool| s.as_deref().is_some_and(|s| f(Val::Str(s)));
+pub fn for_each_value<'a>(
+    event: &'a Event,
+    field: &Field,
+    f: &mut dyn FnMut(Val<'a>) -> bool,
+) -> bool {
+    let opt = |s: &'a Option<String>, f: &mut dyn FnMut(Val<'a>) -> bool| {
+        s.as_deref().is_some_and(|s| f(Val::Str(s)))
+    };
     match field {
         Field::Event => f(Val::Str(event.hook.name())),
         Field::Tool => opt(&event.tool, f),
@@ -107,12 +113,25 @@ mod tests {
 
     #[test]
     fn paths_fan_out_over_arrays() {
-        let ev = Event::tool_call("patch", json!({"edits": [{"path": "a"}, {"path": "b"}], "n": 3}));
-        let f = Field::Args(vec![PathSeg::Key("edits".into()), PathSeg::Key("path".into())]);
+        let ev = Event::tool_call(
+            "patch",
+            json!({"edits": [{"path": "a"}, {"path": "b"}], "n": 3}),
+        );
+        let f = Field::Args(vec![
+            PathSeg::Key("edits".into()),
+            PathSeg::Key("path".into()),
+        ]);
         assert_eq!(values(&ev, &f), ["a", "b"]);
-        let f = Field::Args(vec![PathSeg::Key("edits".into()), PathSeg::Index(1), PathSeg::Key("path".into())]);
+        let f = Field::Args(vec![
+            PathSeg::Key("edits".into()),
+            PathSeg::Index(1),
+            PathSeg::Key("path".into()),
+        ]);
         assert_eq!(values(&ev, &f), ["b"]);
-        assert_eq!(values(&ev, &Field::Args(vec![PathSeg::Key("n".into())])), ["3"]);
+        assert_eq!(
+            values(&ev, &Field::Args(vec![PathSeg::Key("n".into())])),
+            ["3"]
+        );
         assert!(values(&ev, &Field::Args(vec![PathSeg::Key("zz".into())])).is_empty());
     }
 }

@@ -91,8 +91,13 @@ fn string_at(v: &Value, keys: &[&str]) -> Option<String> {
 /// name (for `warden eval --hook`).
 pub fn parse_event(payload: &Value) -> Result<Event, PayloadError> {
     let obj = payload.as_object().ok_or(PayloadError::NotAnObject)?;
-    let name = obj.get("hook_event_name").and_then(Value::as_str).ok_or(PayloadError::NoEvent)?;
-    let hook = Hook::from_name(name).or_else(|| claude_event(name)).ok_or_else(|| PayloadError::UnknownEvent(name.to_string()))?;
+    let name = obj
+        .get("hook_event_name")
+        .and_then(Value::as_str)
+        .ok_or(PayloadError::NoEvent)?;
+    let hook = Hook::from_name(name)
+        .or_else(|| claude_event(name))
+        .ok_or_else(|| PayloadError::UnknownEvent(name.to_string()))?;
     let extra = obj.get("extra").cloned().unwrap_or(Value::Null);
     let from = |keys: &[&str]| string_at(payload, keys).or_else(|| string_at(&extra, keys));
     let mut ev = Event::new(hook);
@@ -102,19 +107,28 @@ pub fn parse_event(payload: &Value) -> Result<Event, PayloadError> {
     ev.cwd = string_at(payload, &["cwd"]);
     ev.profile = string_at(payload, &["profile"]);
     ev.user_message = from(&["user_message", "prompt"]);
-    if let Some(Value::Array(h)) = extra.get("conversation_history").or_else(|| payload.get("conversation_history")) {
+    if let Some(Value::Array(h)) = extra
+        .get("conversation_history")
+        .or_else(|| payload.get("conversation_history"))
+    {
         ev.history = h.iter().filter_map(message_text).collect();
     }
     ev.model = from(&["model"]);
     ev.platform = from(&["platform"]);
-    ev.is_first_turn = extra.get("is_first_turn").or_else(|| payload.get("is_first_turn")).and_then(Value::as_bool);
+    ev.is_first_turn = extra
+        .get("is_first_turn")
+        .or_else(|| payload.get("is_first_turn"))
+        .and_then(Value::as_bool);
     ev.sender_id = from(&["sender_id"]);
     ev.result = from(&["result", "tool_response"]);
     ev.command = from(&["command"]);
     ev.output = from(&["output"]);
-    ev.exit_code = ["exit_code", "returncode"]
-        .iter()
-        .find_map(|k| extra.get(*k).or_else(|| payload.get(*k)).and_then(Value::as_i64));
+    ev.exit_code = ["exit_code", "returncode"].iter().find_map(|k| {
+        extra
+            .get(*k)
+            .or_else(|| payload.get(*k))
+            .and_then(Value::as_i64)
+    });
     ev.response_text = from(&["response_text"]);
     if ev.args.is_null() {
         if let Some(a) = extra.get("args").or_else(|| extra.get("arguments")) {
@@ -130,7 +144,10 @@ fn message_text(m: &Value) -> Option<String> {
     match m.get("content")? {
         Value::String(s) => Some(s.clone()),
         Value::Array(parts) => {
-            let t: Vec<&str> = parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect();
+            let t: Vec<&str> = parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect();
             (!t.is_empty()).then(|| t.join("\n"))
         }
         _ => None,
@@ -150,7 +167,11 @@ pub struct HookResponse {
 
 impl HookResponse {
     fn allow() -> HookResponse {
-        HookResponse { json: json!({}), exit_code: 0, notes: Vec::new() }
+        HookResponse {
+            json: json!({}),
+            exit_code: 0,
+            notes: Vec::new(),
+        }
     }
 
     fn block(hook: Hook, message: String) -> HookResponse {
@@ -202,8 +223,17 @@ pub fn to_ascii_json(v: &Value) -> String {
 pub fn respond(verdict: &Verdict, event: &Event, mode: HostMode) -> HookResponse {
     match (event.hook, &verdict.decision) {
         (_, Decision::Allow) => HookResponse::allow(),
-        (Hook::PreToolCall, Decision::Block { message, .. }) => HookResponse::block(Hook::PreToolCall, message.clone()),
-        (Hook::PreToolCall, Decision::Approve { rule, message, rule_key }) => match mode {
+        (Hook::PreToolCall, Decision::Block { message, .. }) => {
+            HookResponse::block(Hook::PreToolCall, message.clone())
+        }
+        (
+            Hook::PreToolCall,
+            Decision::Approve {
+                rule,
+                message,
+                rule_key,
+            },
+        ) => match mode {
             HostMode::HermesLatest => {
                 let mut o = Map::new();
                 o.insert("action".into(), json!("approve"));
@@ -211,10 +241,17 @@ pub fn respond(verdict: &Verdict, event: &Event, mode: HostMode) -> HookResponse
                 if let Some(k) = rule_key {
                     o.insert("rule_key".into(), json!(k));
                 }
-                HookResponse { json: Value::Object(o), exit_code: 0, notes: Vec::new() }
+                HookResponse {
+                    json: Value::Object(o),
+                    exit_code: 0,
+                    notes: Vec::new(),
+                }
             }
             HostMode::Hermes019 => {
-                let key = rule_key.as_deref().map(|k| format!(", key {k}")).unwrap_or_default();
+                let key = rule_key
+                    .as_deref()
+                    .map(|k| format!(", key {k}"))
+                    .unwrap_or_default();
                 let mut r = HookResponse::block(
                     Hook::PreToolCall,
                     format!(
@@ -225,23 +262,41 @@ pub fn respond(verdict: &Verdict, event: &Event, mode: HostMode) -> HookResponse
                 r
             }
         },
-        (Hook::PreToolCall, Decision::Modify { rules, args }) => match mode {
-            HostMode::HermesLatest => HookResponse { json: json!({"action": "modify", "args": args}), exit_code: 0, notes: Vec::new() },
-            HostMode::Hermes019 => {
-                let instead = match (args.get("command"), event.args.get("command")) {
-                    (Some(Value::String(new)), Some(Value::String(old))) if new != old => format!("run `{new}` instead"),
-                    _ => format!("call {} again with these arguments: {}", event.tool.as_deref().unwrap_or("the tool"), Value::Object(changed(&event.args, args))),
-                };
-                let mut r = HookResponse::block(
+        (Hook::PreToolCall, Decision::Modify { rules, args }) => {
+            match mode {
+                HostMode::HermesLatest => HookResponse {
+                    json: json!({"action": "modify", "args": args}),
+                    exit_code: 0,
+                    notes: Vec::new(),
+                },
+                HostMode::Hermes019 => {
+                    let instead = match (args.get("command"), event.args.get("command")) {
+                        (Some(Value::String(new)), Some(Value::String(old))) if new != old => {
+                            format!("run `{new}` instead")
+                        }
+                        _ => format!(
+                            "call {} again with these arguments: {}",
+                            event.tool.as_deref().unwrap_or("the tool"),
+                            Value::Object(changed(&event.args, args))
+                        ),
+                    };
+                    let mut r = HookResponse::block(
                     Hook::PreToolCall,
                     format!("warden: policy {} requires changed arguments for this call, which this Hermes version cannot apply; blocked — {instead}.", rules.join(", ")),
                 );
-                r.notes.push("warden: modify turned into a block: Hermes 0.19 drops modify from shell hooks".into());
-                r
+                    r.notes.push("warden: modify turned into a block: Hermes 0.19 drops modify from shell hooks".into());
+                    r
+                }
             }
+        }
+        (Hook::PreLlmCall, Decision::Block { message, .. }) => {
+            HookResponse::block(Hook::PreLlmCall, message.clone())
+        }
+        (Hook::PreLlmCall, Decision::Context { text, .. }) => HookResponse {
+            json: json!({"context": text}),
+            exit_code: 0,
+            notes: Vec::new(),
         },
-        (Hook::PreLlmCall, Decision::Block { message, .. }) => HookResponse::block(Hook::PreLlmCall, message.clone()),
-        (Hook::PreLlmCall, Decision::Context { text, .. }) => HookResponse { json: json!({"context": text}), exit_code: 0, notes: Vec::new() },
         (hook, d) if hook.is_transform() => {
             let mut r = HookResponse::allow();
             if !matches!(d, Decision::Allow) {
@@ -258,7 +313,11 @@ pub fn respond(verdict: &Verdict, event: &Event, mode: HostMode) -> HookResponse
 
 /// The keys of `merged` whose values differ from `orig`.
 fn changed(orig: &Value, merged: &Map<String, Value>) -> Map<String, Value> {
-    merged.iter().filter(|(k, v)| orig.get(k.as_str()) != Some(v)).map(|(k, v)| (k.clone(), v.clone())).collect()
+    merged
+        .iter()
+        .filter(|(k, v)| orig.get(k.as_str()) != Some(v))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -275,8 +334,14 @@ mod tests {
 
     #[test]
     fn detects_host_by_profile() {
-        assert_eq!(HostMode::detect(&json!({"hook_event_name": "pre_tool_call"})), HostMode::Hermes019);
-        assert_eq!(HostMode::detect(&json!({"profile": "default"})), HostMode::HermesLatest);
+        assert_eq!(
+            HostMode::detect(&json!({"hook_event_name": "pre_tool_call"})),
+            HostMode::Hermes019
+        );
+        assert_eq!(
+            HostMode::detect(&json!({"profile": "default"})),
+            HostMode::HermesLatest
+        );
     }
 
     #[test]
@@ -288,7 +353,8 @@ mod tests {
         .unwrap();
         assert_eq!(ev.hook, Hook::PreToolCall);
         assert_eq!(ev.args["command"], "ls");
-        let ev = parse_event(&json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"})).unwrap();
+        let ev =
+            parse_event(&json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"})).unwrap();
         assert_eq!(ev.user_message.as_deref(), Some("hi"));
         let ev = parse_event(&json!({
             "hook_event_name": "pre_llm_call", "tool_name": null, "tool_input": null,
@@ -296,7 +362,13 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(ev.history, ["a", "b"]);
-        assert!(matches!(parse_event(&json!({"hook_event_name": "nope"})), Err(PayloadError::UnknownEvent(_))));
-        assert!(matches!(parse_event(&json!([1])), Err(PayloadError::NotAnObject)));
+        assert!(matches!(
+            parse_event(&json!({"hook_event_name": "nope"})),
+            Err(PayloadError::UnknownEvent(_))
+        ));
+        assert!(matches!(
+            parse_event(&json!([1])),
+            Err(PayloadError::NotAnObject)
+        ));
     }
 }

@@ -152,7 +152,11 @@ impl<'a> Lexer<'a> {
                 return None;
             }
         }
-        self.toks.push(Tok { start: s, end: self.i, kind: Kind::Num });
+        self.toks.push(Tok {
+            start: s,
+            end: self.i,
+            kind: Kind::Num,
+        });
         Some(())
     }
     fn string(&mut self, key: bool) -> Option<()> {
@@ -185,7 +189,11 @@ impl<'a> Lexer<'a> {
                 _ => return None,
             }
         }
-        self.toks.push(Tok { start: s, end: self.i, kind: Kind::Str { key, esc } });
+        self.toks.push(Tok {
+            start: s,
+            end: self.i,
+            kind: Kind::Str { key, esc },
+        });
         Some(())
     }
 }
@@ -221,7 +229,10 @@ fn decode(raw: &[u8], base: usize) -> Option<(Vec<u8>, Vec<usize>)> {
                 let hex = |s: &[u8]| u32::from_str_radix(std::str::from_utf8(s).ok()?, 16).ok();
                 let mut cp = hex(&raw[i..i + 4])?;
                 i += 4;
-                if (0xD800..0xDC00).contains(&cp) && raw.get(i) == Some(&b'\\') && raw.get(i + 1) == Some(&b'u') {
+                if (0xD800..0xDC00).contains(&cp)
+                    && raw.get(i) == Some(&b'\\')
+                    && raw.get(i + 1) == Some(&b'u')
+                {
                     let lo = hex(raw.get(i + 2..i + 6)?)?;
                     if (0xDC00..0xE000).contains(&lo) {
                         cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
@@ -249,7 +260,11 @@ fn encode(s: &[u8], out: &mut Vec<u8>) {
 
 pub(super) fn redact_json<'a>(rd: &Redactor, input: &'a str) -> Option<Redaction<'a>> {
     let b = input.as_bytes();
-    let mut lx = Lexer { b, i: 0, toks: Vec::new() };
+    let mut lx = Lexer {
+        b,
+        i: 0,
+        toks: Vec::new(),
+    };
     lx.value(0)?;
     lx.ws();
     if lx.i != b.len() {
@@ -273,20 +288,28 @@ pub(super) fn redact_json<'a>(rd: &Redactor, input: &'a str) -> Option<Redaction
         }
     }
     if raw.is_empty() && per_tok.is_empty() {
-        return Some(Redaction { text: Cow::Borrowed(input), findings: Vec::new(), withheld_by: None });
+        return Some(Redaction {
+            text: Cow::Borrowed(input),
+            findings: Vec::new(),
+            withheld_by: None,
+        });
     }
 
     // 3. clip raw candidates to tokens
     // edits: (raw_start, raw_end, cand-with-value-range, kind)
     enum Edit {
-        Raw(Cand),              // replace b[start..end] inside an unescaped string
+        Raw(Cand),               // replace b[start..end] inside an unescaped string
         Num(Cand, usize, usize), // replace the number token [s,e) by a quoted placeholder
     }
     let mut edits: Vec<Edit> = Vec::new();
     let mut findings: Vec<Finding> = Vec::new();
     let mut withheld = None;
     for &c in &raw {
-        if matches!(rd.rule_spec(c.rule).replacement, super::Replacement::Withhold(_)) && withheld.is_none() {
+        if matches!(
+            rd.rule_spec(c.rule).replacement,
+            super::Replacement::Withhold(_)
+        ) && withheld.is_none()
+        {
             withheld = Some(c.rule);
         }
         // first token whose end > c.start
@@ -308,12 +331,27 @@ pub(super) fn redact_json<'a>(rd: &Redactor, input: &'a str) -> Option<Redaction
                             let de = map.partition_point(|&o| o < e);
                             if ds < de {
                                 match per_tok.iter_mut().find(|(i, _)| *i == ti) {
-                                    Some((_, v)) => v.push(Cand { start: ds, end: de, rule: c.rule }),
-                                    None => per_tok.push((ti, vec![Cand { start: ds, end: de, rule: c.rule }])),
+                                    Some((_, v)) => v.push(Cand {
+                                        start: ds,
+                                        end: de,
+                                        rule: c.rule,
+                                    }),
+                                    None => per_tok.push((
+                                        ti,
+                                        vec![Cand {
+                                            start: ds,
+                                            end: de,
+                                            rule: c.rule,
+                                        }],
+                                    )),
                                 }
                             }
                         } else {
-                            edits.push(Edit::Raw(Cand { start: s, end: e, rule: c.rule }));
+                            edits.push(Edit::Raw(Cand {
+                                start: s,
+                                end: e,
+                                rule: c.rule,
+                            }));
                         }
                     }
                 }
@@ -342,7 +380,14 @@ pub(super) fn redact_json<'a>(rd: &Redactor, input: &'a str) -> Option<Redaction
                 rd.replacement(c, &b[s..e], &mut numbering, &mut rep);
                 let mut q = Vec::new();
                 encode(&rep, &mut q);
-                findings.push(rd.finding(Cand { start: s, end: e, rule: c.rule }, 0));
+                findings.push(rd.finding(
+                    Cand {
+                        start: s,
+                        end: e,
+                        rule: c.rule,
+                    },
+                    0,
+                ));
                 pieces.push((s, e, q));
             }
         }
@@ -361,8 +406,19 @@ pub(super) fn redact_json<'a>(rd: &Redactor, input: &'a str) -> Option<Redaction
             rd.replacement(c, &d[c.start..c.end], &mut numbering, &mut out);
             last = c.end;
             let rs = map[c.start];
-            let re = if c.end < map.len() - 1 { map[c.end] } else { map[map.len() - 1] };
-            findings.push(rd.finding(Cand { start: rs, end: re.max(rs + 1), rule: c.rule }, 0));
+            let re = if c.end < map.len() - 1 {
+                map[c.end]
+            } else {
+                map[map.len() - 1]
+            };
+            findings.push(rd.finding(
+                Cand {
+                    start: rs,
+                    end: re.max(rs + 1),
+                    rule: c.rule,
+                },
+                0,
+            ));
         }
         out.extend_from_slice(&d[last..]);
         let mut enc = Vec::new();
@@ -373,7 +429,11 @@ pub(super) fn redact_json<'a>(rd: &Redactor, input: &'a str) -> Option<Redaction
     if let Some(r) = withheld {
         let id: std::sync::Arc<str> = rd.rule_id(r as usize).into();
         let msg = rd.rule_spec(r).replacement.label().to_string();
-        return Some(Redaction { text: Cow::Owned(msg), findings, withheld_by: Some(id) });
+        return Some(Redaction {
+            text: Cow::Owned(msg),
+            findings,
+            withheld_by: Some(id),
+        });
     }
     pieces.sort_by_key(|p| p.0);
     let mut out = Vec::with_capacity(b.len());
@@ -388,5 +448,9 @@ pub(super) fn redact_json<'a>(rd: &Redactor, input: &'a str) -> Option<Redaction
     }
     out.extend_from_slice(&b[last..]);
     let text = String::from_utf8(out).ok()?;
-    Some(Redaction { text: Cow::Owned(text), findings, withheld_by: None })
+    Some(Redaction {
+        text: Cow::Owned(text),
+        findings,
+        withheld_by: None,
+    })
 }

@@ -23,7 +23,10 @@ fn prefix_set(h: &Hir) -> Option<Vec<Vec<u8>>> {
     if lits.is_empty() {
         return None;
     }
-    let mut out: Vec<Vec<u8>> = lits.iter().map(|l| l.as_bytes().to_ascii_lowercase()).collect();
+    let mut out: Vec<Vec<u8>> = lits
+        .iter()
+        .map(|l| l.as_bytes().to_ascii_lowercase())
+        .collect();
     out.sort();
     out.dedup();
     if out.iter().any(|l| l.len() < MIN_KEYWORD) {
@@ -66,16 +69,34 @@ mod tests {
     use super::*;
 
     fn kw(re: &str) -> Option<Vec<String>> {
-        let h = regex_syntax::ParserBuilder::new().unicode(false).utf8(false).build().parse(re).unwrap();
-        required_keywords(&h).map(|v| v.into_iter().map(|b| String::from_utf8(b).unwrap()).collect())
+        let h = regex_syntax::ParserBuilder::new()
+            .unicode(false)
+            .utf8(false)
+            .build()
+            .parse(re)
+            .unwrap();
+        required_keywords(&h).map(|v| {
+            v.into_iter()
+                .map(|b| String::from_utf8(b).unwrap())
+                .collect()
+        })
     }
 
     #[test]
     fn extracts() {
-        assert_eq!(kw(r"\b(AKIA|ASIA)[A-Z2-7]{16}\b").unwrap(), vec!["akia", "asia"]);
-        assert_eq!(kw(r"(?i)\bxox[bp]-[0-9]{10}").unwrap(), vec!["xoxb-", "xoxp-"]);
+        assert_eq!(
+            kw(r"\b(AKIA|ASIA)[A-Z2-7]{16}\b").unwrap(),
+            vec!["akia", "asia"]
+        );
+        assert_eq!(
+            kw(r"(?i)\bxox[bp]-[0-9]{10}").unwrap(),
+            vec!["xoxb-", "xoxp-"]
+        );
         // the rarer, longer literal in the middle wins over nothing
-        assert_eq!(kw(r"[a-z0-9]{8}\.apps\.googleusercontent\.com").unwrap(), vec![".apps.googleusercontent."]);
+        assert_eq!(
+            kw(r"[a-z0-9]{8}\.apps\.googleusercontent\.com").unwrap(),
+            vec![".apps.googleusercontent."]
+        );
         assert!(kw(r"\b\d{3}-\d{2}-\d{4}\b").is_none());
     }
 }

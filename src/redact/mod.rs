@@ -65,7 +65,11 @@ pub struct DetectorSpec {
 
 impl DetectorSpec {
     /// A spec with defaults (label replacement, no capture, no keywords).
-    pub fn new(id: impl Into<String>, regex: impl Into<String>, replacement: Replacement) -> DetectorSpec {
+    pub fn new(
+        id: impl Into<String>,
+        regex: impl Into<String>,
+        replacement: Replacement,
+    ) -> DetectorSpec {
         DetectorSpec {
             id: id.into(),
             replacement,
@@ -83,15 +87,25 @@ impl DetectorSpec {
     /// Full check for `warden check`: compiles the regex and the allow patterns now.
     pub fn validate(&self) -> Result<(), RedactError> {
         let (hir, unicode) = parse(&self.id, &self.regex)?;
-        let re = build_regex(&self.regex, unicode).map_err(|e| RedactError::Regex { id: self.id.clone(), msg: e })?;
+        let re = build_regex(&self.regex, unicode).map_err(|e| RedactError::Regex {
+            id: self.id.clone(),
+            msg: e,
+        })?;
         if let Some(c) = self.capture {
             if c >= re.captures_len() {
-                return Err(RedactError::Capture { id: self.id.clone(), group: c, groups: re.captures_len() - 1 });
+                return Err(RedactError::Capture {
+                    id: self.id.clone(),
+                    group: c,
+                    groups: re.captures_len() - 1,
+                });
             }
         }
         drop(hir);
         for p in &self.allow_patterns {
-            build_regex(p, true).map_err(|e| RedactError::Regex { id: self.id.clone(), msg: format!("allow pattern: {e}") })?;
+            build_regex(p, true).map_err(|e| RedactError::Regex {
+                id: self.id.clone(),
+                msg: format!("allow pattern: {e}"),
+            })?;
         }
         Ok(())
     }
@@ -124,8 +138,14 @@ impl Replacement {
 pub enum RedactError {
     #[error("redaction rule `{id}`: invalid regex: {msg}")]
     Regex { id: String, msg: String },
-    #[error("redaction rule `{id}`: capture group {group} does not exist (the regex has {groups})")]
-    Capture { id: String, group: usize, groups: usize },
+    #[error(
+        "redaction rule `{id}`: capture group {group} does not exist (the regex has {groups})"
+    )]
+    Capture {
+        id: String,
+        group: usize,
+        groups: usize,
+    },
     #[error("redaction rule `{id}`: {msg}")]
     Spec { id: String, msg: String },
     #[error("duplicate redaction rule id `{0}`")]
@@ -158,7 +178,11 @@ impl Redaction<'_> {
         matches!(self.text, Cow::Owned(_))
     }
     pub fn into_owned(self) -> Redaction<'static> {
-        Redaction { text: Cow::Owned(self.text.into_owned()), findings: self.findings, withheld_by: self.withheld_by }
+        Redaction {
+            text: Cow::Owned(self.text.into_owned()),
+            findings: self.findings,
+            withheld_by: self.withheld_by,
+        }
     }
 }
 
@@ -199,7 +223,12 @@ impl Rule {
                 Some(m) if m <= BOUNDED_CAP => (m.max(1), true),
                 _ => (UNBOUNDED_WINDOW, false),
             };
-            Ok(Compiled { re, allow, side, bounded })
+            Ok(Compiled {
+                re,
+                allow,
+                side,
+                bounded,
+            })
         })
     }
 }
@@ -235,14 +264,21 @@ pub(crate) struct Cand {
 }
 
 fn parse(id: &str, src: &str) -> Result<(Hir, bool), RedactError> {
-    let ascii = regex_syntax::ParserBuilder::new().unicode(false).utf8(false).build().parse(src);
+    let ascii = regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(src);
     match ascii {
         Ok(h) => Ok((h, false)),
         Err(_) => regex_syntax::ParserBuilder::new()
             .build()
             .parse(src)
             .map(|h| (h, true))
-            .map_err(|e| RedactError::Regex { id: id.to_string(), msg: e.to_string() }),
+            .map_err(|e| RedactError::Regex {
+                id: id.to_string(),
+                msg: e.to_string(),
+            }),
     }
 }
 use regex_syntax::hir::Hir;
@@ -314,20 +350,31 @@ impl Redactor {
                 return Err(RedactError::Duplicate(spec.id));
             }
             if spec.regex.is_empty() {
-                return Err(RedactError::Spec { id: spec.id, msg: "empty regex".into() });
+                return Err(RedactError::Spec {
+                    id: spec.id,
+                    msg: "empty regex".into(),
+                });
             }
             let (hir, unicode) = parse(&spec.id, &spec.regex)?;
             let max_len = hir.properties().maximum_len();
             if let Some(c) = spec.capture {
                 let groups = hir.properties().explicit_captures_len();
                 if c > groups {
-                    return Err(RedactError::Capture { id: spec.id, group: c, groups });
+                    return Err(RedactError::Capture {
+                        id: spec.id,
+                        group: c,
+                        groups,
+                    });
                 }
             }
             let kws: Vec<Vec<u8>> = if spec.keywords.is_empty() {
                 literals::required_keywords(&hir).unwrap_or_default()
             } else {
-                spec.keywords.iter().filter(|k| !k.is_empty()).map(|k| k.as_bytes().to_ascii_lowercase()).collect()
+                spec.keywords
+                    .iter()
+                    .filter(|k| !k.is_empty())
+                    .map(|k| k.as_bytes().to_ascii_lowercase())
+                    .collect()
             };
             if kws.is_empty() {
                 keywordless.push(i as u32);
@@ -353,7 +400,14 @@ impl Redactor {
             any_keys |= spec.keys;
             let id: Arc<str> = spec.id.as_str().into();
             let label: Arc<str> = spec.replacement.label().into();
-            rules.push(Rule { spec, id, label, unicode, max_len, compiled: OnceLock::new() });
+            rules.push(Rule {
+                spec,
+                id,
+                label,
+                unicode,
+                max_len,
+                compiled: OnceLock::new(),
+            });
         }
         placeholders.retain(|p| !p.is_empty());
         placeholders.sort();
@@ -372,7 +426,12 @@ impl Redactor {
                 .build(placeholders.iter().chain(numbered_prefixes.iter()))
                 .ok()
         };
-        let max_placeholder = placeholders.iter().chain(numbered_prefixes.iter()).map(|p| p.len() + 8).max().unwrap_or(0);
+        let max_placeholder = placeholders
+            .iter()
+            .chain(numbered_prefixes.iter())
+            .map(|p| p.len() + 8)
+            .max()
+            .unwrap_or(0);
         let ac = if kw_list.is_empty() {
             None
         } else {
@@ -382,7 +441,10 @@ impl Redactor {
                     .match_kind(MatchKind::Standard)
                     .ascii_case_insensitive(true)
                     .build(kw_list.iter())
-                    .map_err(|e| RedactError::Spec { id: "<keywords>".into(), msg: e.to_string() })?,
+                    .map_err(|e| RedactError::Spec {
+                        id: "<keywords>".into(),
+                        msg: e.to_string(),
+                    })?,
             )
         };
         Ok(Redactor {
@@ -463,7 +525,11 @@ impl Redactor {
     }
 
     /// Streaming redaction with bounded memory; see `stream.rs` for chunking.
-    pub fn redact_stream<R: std::io::Read, W: std::io::Write>(&self, r: R, w: W) -> std::io::Result<Vec<Finding>> {
+    pub fn redact_stream<R: std::io::Read, W: std::io::Write>(
+        &self,
+        r: R,
+        w: W,
+    ) -> std::io::Result<Vec<Finding>> {
         stream::redact_stream(self, r, w, STREAM_CHUNK)
     }
 
@@ -479,7 +545,13 @@ impl Redactor {
 
     pub(crate) fn finding(&self, c: Cand, base: usize) -> Finding {
         let r = &self.rules[c.rule as usize];
-        Finding { rule_id: r.id.clone(), rule: c.rule as usize, label: r.label.clone(), start: c.start + base, end: c.end + base }
+        Finding {
+            rule_id: r.id.clone(),
+            rule: c.rule as usize,
+            label: r.label.clone(),
+            start: c.start + base,
+            end: c.end + base,
+        }
     }
 
     pub(crate) fn rule_spec(&self, i: u32) -> &DetectorSpec {
@@ -492,7 +564,13 @@ impl Redactor {
 
     /// All confirmed candidates whose match lies in `hay[lo..hi]` (with `hay` as context),
     /// unmerged. `keys_only`: only rules with `keys` set.
-    pub(crate) fn candidates(&self, hay: &[u8], lo: usize, hi: usize, keys_only: bool) -> Vec<Cand> {
+    pub(crate) fn candidates(
+        &self,
+        hay: &[u8],
+        lo: usize,
+        hi: usize,
+        keys_only: bool,
+    ) -> Vec<Cand> {
         let mut out = Vec::new();
         let region = &hay[..hi];
         if let Some(ac) = &self.ac {
@@ -529,8 +607,15 @@ impl Redactor {
         }
         if !self.keywordless.is_empty() {
             let anchor = self.anchor_re.get_or_init(|| {
-                let alt: Vec<String> = self.keywordless.iter().map(|&r| format!("(?:{})", self.rules[r as usize].spec.regex)).collect();
-                let uni = self.keywordless.iter().any(|&r| self.rules[r as usize].unicode);
+                let alt: Vec<String> = self
+                    .keywordless
+                    .iter()
+                    .map(|&r| format!("(?:{})", self.rules[r as usize].spec.regex))
+                    .collect();
+                let uni = self
+                    .keywordless
+                    .iter()
+                    .any(|&r| self.rules[r as usize].unicode);
                 RegexBuilder::new(&alt.join("|"))
                     .unicode(uni)
                     .size_limit(REGEX_SIZE_LIMIT * 4)
@@ -581,13 +666,26 @@ impl Redactor {
     /// Run rule `r` over the window `[ws, we)`, growing it (within `[lo, hi)`) when an
     /// unbounded match touches an edge. Pushes confirmed secret spans.
     #[allow(clippy::too_many_arguments)]
-    fn confirm(&self, r: u32, hay: &[u8], mut ws: usize, mut we: usize, lo: usize, hi: usize, out: &mut Vec<Cand>) {
+    fn confirm(
+        &self,
+        r: u32,
+        hay: &[u8],
+        mut ws: usize,
+        mut we: usize,
+        lo: usize,
+        hi: usize,
+        out: &mut Vec<Cand>,
+    ) {
         let rule = &self.rules[r as usize];
         let c = match rule.compiled() {
             Ok(c) => c,
             Err(_) => {
                 // A rule that cannot compile fails closed: the whole window is a finding.
-                out.push(Cand { start: ws, end: we, rule: r });
+                out.push(Cand {
+                    start: ws,
+                    end: we,
+                    rule: r,
+                });
                 return;
             }
         };
@@ -615,7 +713,10 @@ impl Redactor {
                         Some(m) => (m.start(), m.end(), m.start(), m.end()),
                     }
                 };
-                if !c.bounded && grow < MAX_WINDOW && ((ms == ws && ws > lo) || (me == we && we < hi)) {
+                if !c.bounded
+                    && grow < MAX_WINDOW
+                    && ((ms == ws && ws > lo) || (me == we && we < hi))
+                {
                     grow *= 2;
                     if ms == ws && ws > lo {
                         ws = ws.saturating_sub(grow).max(lo);
@@ -625,8 +726,15 @@ impl Redactor {
                     }
                     continue 'outer;
                 }
-                if se > ss && self.accept(rule, &hay[ss..se]) && !self.overlaps_placeholder(hay, ss, se) {
-                    out.push(Cand { start: floor_char(hay, ss), end: ceil_char(hay, se), rule: r });
+                if se > ss
+                    && self.accept(rule, &hay[ss..se])
+                    && !self.overlaps_placeholder(hay, ss, se)
+                {
+                    out.push(Cand {
+                        start: floor_char(hay, ss),
+                        end: ceil_char(hay, se),
+                        rule: r,
+                    });
                 }
                 pos = if me > ms { me } else { ceil_char(hay, me + 1) };
             }
@@ -639,7 +747,8 @@ impl Redactor {
         if self.is_placeholder(secret) {
             return false;
         }
-        if !spec.allow_values.is_empty() && spec.allow_values.iter().any(|v| v.as_bytes() == secret) {
+        if !spec.allow_values.is_empty() && spec.allow_values.iter().any(|v| v.as_bytes() == secret)
+        {
             return false;
         }
         if let Some(min) = spec.min_entropy {
@@ -652,7 +761,10 @@ impl Redactor {
                 return false;
             }
         }
-        if let Ok(Compiled { allow: Some(set), .. }) = rule.compiled() {
+        if let Ok(Compiled {
+            allow: Some(set), ..
+        }) = rule.compiled()
+        {
             if set.is_match(secret) {
                 return false;
             }
@@ -665,7 +777,9 @@ impl Redactor {
         if s.len() < 3 {
             return false;
         }
-        if memchr::memmem::find(s, b"REDACTED").is_some() || memchr::memmem::find(s, "…".as_bytes()).is_some() {
+        if memchr::memmem::find(s, b"REDACTED").is_some()
+            || memchr::memmem::find(s, "…".as_bytes()).is_some()
+        {
             return true;
         }
         match &self.placeholder_ac {
@@ -693,7 +807,11 @@ impl Redactor {
             let mut b = lo + m.end();
             if m.pattern().as_usize() >= nplain {
                 // numbered prefix `[NAME_`: the placeholder runs to the next `]`
-                b = win[m.end()..].iter().position(|&c| c == b']').map(|e| lo + m.end() + e + 1).unwrap_or(b);
+                b = win[m.end()..]
+                    .iter()
+                    .position(|&c| c == b']')
+                    .map(|e| lo + m.end() + e + 1)
+                    .unwrap_or(b);
             }
             if a < se && b > ss {
                 return true;
@@ -703,7 +821,13 @@ impl Redactor {
     }
 
     /// The replacement text for a merged candidate whose secret is `secret`.
-    pub(crate) fn replacement(&self, c: Cand, secret: &[u8], numbering: &mut Numbering, out: &mut Vec<u8>) {
+    pub(crate) fn replacement(
+        &self,
+        c: Cand,
+        secret: &[u8],
+        numbering: &mut Numbering,
+        out: &mut Vec<u8>,
+    ) {
         match &self.rules[c.rule as usize].spec.replacement {
             Replacement::Label(l) | Replacement::Withhold(l) => out.extend_from_slice(l.as_bytes()),
             Replacement::Prefix { label, keep } => {
@@ -715,7 +839,11 @@ impl Redactor {
             }
             Replacement::Numbered(n) => {
                 // number per label name, shared by all rules using that name
-                let key = self.numbered_prefixes.iter().position(|p| &p[1..p.len() - 1] == n.as_str()).unwrap_or(0) as u32;
+                let key = self
+                    .numbered_prefixes
+                    .iter()
+                    .position(|p| &p[1..p.len() - 1] == n.as_str())
+                    .unwrap_or(0) as u32;
                 let num = numbering.number(key, secret);
                 out.push(b'[');
                 out.extend_from_slice(n.as_bytes());
@@ -727,18 +855,39 @@ impl Redactor {
     }
 
     pub(crate) fn withhold_rule(&self, merged: &[Cand]) -> Option<u32> {
-        merged.iter().find(|c| matches!(self.rules[c.rule as usize].spec.replacement, Replacement::Withhold(_))).map(|c| c.rule)
+        merged
+            .iter()
+            .find(|c| {
+                matches!(
+                    self.rules[c.rule as usize].spec.replacement,
+                    Replacement::Withhold(_)
+                )
+            })
+            .map(|c| c.rule)
     }
 
-    fn apply_text<'a>(&self, text: &'a str, cands: Vec<Cand>, numbering: &mut Numbering) -> Redaction<'a> {
+    fn apply_text<'a>(
+        &self,
+        text: &'a str,
+        cands: Vec<Cand>,
+        numbering: &mut Numbering,
+    ) -> Redaction<'a> {
         if cands.is_empty() {
-            return Redaction { text: Cow::Borrowed(text), findings: Vec::new(), withheld_by: None };
+            return Redaction {
+                text: Cow::Borrowed(text),
+                findings: Vec::new(),
+                withheld_by: None,
+            };
         }
         let merged = merge(cands);
         let findings: Vec<Finding> = merged.iter().map(|&c| self.finding(c, 0)).collect();
         if let Some(r) = self.withhold_rule(&merged) {
             let rule = &self.rules[r as usize];
-            return Redaction { text: Cow::Owned(rule.label.to_string()), findings, withheld_by: Some(rule.id.clone()) };
+            return Redaction {
+                text: Cow::Owned(rule.label.to_string()),
+                findings,
+                withheld_by: Some(rule.id.clone()),
+            };
         }
         let b = text.as_bytes();
         let mut out = Vec::with_capacity(b.len());
@@ -750,8 +899,13 @@ impl Redactor {
         }
         out.extend_from_slice(&b[last..]);
         // spans are on char boundaries and replacements are UTF-8
-        let s = String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        Redaction { text: Cow::Owned(s), findings, withheld_by: None }
+        let s = String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        Redaction {
+            text: Cow::Owned(s),
+            findings,
+            withheld_by: None,
+        }
     }
 }
 
@@ -761,7 +915,12 @@ pub(crate) fn merge(mut cands: Vec<Cand>) -> Vec<Cand> {
     if cands.len() <= 1 {
         return cands;
     }
-    cands.sort_unstable_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(a.rule.cmp(&b.rule)));
+    cands.sort_unstable_by(|a, b| {
+        a.start
+            .cmp(&b.start)
+            .then(b.end.cmp(&a.end))
+            .then(a.rule.cmp(&b.rule))
+    });
     let mut out: Vec<Cand> = Vec::with_capacity(cands.len());
     for c in cands {
         if let Some(last) = out.last_mut() {

@@ -70,7 +70,11 @@ pub(super) fn redact_stream<R: Read, W: Write>(
         if hi == ctx {
             break;
         }
-        let commit = if eof { hi } else { floor_char(&buf, hi - overlap).max(ctx + 1) };
+        let commit = if eof {
+            hi
+        } else {
+            floor_char(&buf, hi - overlap).max(ctx + 1)
+        };
         let cands = merge(rd.candidates(&buf, 0, hi, false));
         let mut last = ctx;
         let mut out_end = commit;

@@ -11,20 +11,35 @@ fn small() -> Redactor {
         "[REDACTED:aws-secret-key]",
     );
     aws_secret.capture = Some(1);
-    let mut pw = label("secret.password_field", r#"(?i)\b(?:password|passwd|secret)["']?\s*[=:]\s*["']?([^\s"'&]{6,})"#, "[REDACTED:password]");
+    let mut pw = label(
+        "secret.password_field",
+        r#"(?i)\b(?:password|passwd|secret)["']?\s*[=:]\s*["']?([^\s"'&]{6,})"#,
+        "[REDACTED:password]",
+    );
     pw.capture = Some(1);
     pw.min_entropy = Some(2.5);
     let mut card = label("pii.card", r"\b(?:\d[ -]?){12,18}\d\b", "[REDACTED:card]");
     card.validator = Some(Validator::Luhn);
-    let mut email = DetectorSpec::new("pii.email", r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b", Replacement::Numbered("EMAIL".into()));
+    let mut email = DetectorSpec::new(
+        "pii.email",
+        r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b",
+        Replacement::Numbered("EMAIL".into()),
+    );
     email.keywords = vec!["@".into()];
     let mut openai = DetectorSpec::new(
         "secret.openai",
         r"\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}",
-        Replacement::Prefix { label: "[REDACTED]".into(), keep: 3 },
+        Replacement::Prefix {
+            label: "[REDACTED]".into(),
+            keep: 3,
+        },
     );
     openai.keywords = vec!["sk-".into()];
-    let mut aws = label("secret.aws_access_key", r"\b((?:AKIA|ASIA)[A-Z2-7]{16})\b", "[REDACTED:aws-access-key]");
+    let mut aws = label(
+        "secret.aws_access_key",
+        r"\b((?:AKIA|ASIA)[A-Z2-7]{16})\b",
+        "[REDACTED:aws-access-key]",
+    );
     aws.capture = Some(1);
     aws.allow_values = vec!["AKIAIOSFODNN7EXAMPLE".into()];
     let pk = DetectorSpec::new(
@@ -32,13 +47,28 @@ fn small() -> Redactor {
         r"-----BEGIN[A-Z ]{0,30} PRIVATE KEY( BLOCK)?-----",
         Replacement::Withhold("[Withheld: the result contained a private key]".into()),
     );
-    let mut ghp = label("secret.github_pat", r"\bgh[pousr]_[A-Za-z0-9]{36}\b", "[REDACTED:github-token]");
+    let mut ghp = label(
+        "secret.github_pat",
+        r"\bgh[pousr]_[A-Za-z0-9]{36}\b",
+        "[REDACTED:github-token]",
+    );
     ghp.validator = None;
-    let mut long = label("secret.long_unbounded", r"LONGTOKEN[a-z]+", "[REDACTED:long]");
+    let mut long = label(
+        "secret.long_unbounded",
+        r"LONGTOKEN[a-z]+",
+        "[REDACTED:long]",
+    );
     long.keywords = vec!["longtoken".into()];
-    let mut jkey = label("secret.key_in_keys", r"\bsekrit_[a-z0-9]{8}\b", "[REDACTED:k]");
+    let mut jkey = label(
+        "secret.key_in_keys",
+        r"\bsekrit_[a-z0-9]{8}\b",
+        "[REDACTED:k]",
+    );
     jkey.keys = true;
-    Redactor::new(vec![aws_secret, pw, card, email, openai, aws, pk, ghp, long, jkey]).unwrap()
+    Redactor::new(vec![
+        aws_secret, pw, card, email, openai, aws, pk, ghp, long, jkey,
+    ])
+    .unwrap()
 }
 
 #[test]
@@ -46,15 +76,24 @@ fn basic_label_and_capture() {
     let r = small();
     let t = "export AWS_ACCESS_KEY_ID=AKIAQ3EGPLVZ5XKJRM7T rest";
     let o = r.redact_text(t);
-    assert_eq!(o.text, "export AWS_ACCESS_KEY_ID=[REDACTED:aws-access-key] rest");
+    assert_eq!(
+        o.text,
+        "export AWS_ACCESS_KEY_ID=[REDACTED:aws-access-key] rest"
+    );
     assert_eq!(o.findings.len(), 1);
     assert_eq!(&*o.findings[0].rule_id, "secret.aws_access_key");
-    assert_eq!(&t[o.findings[0].start..o.findings[0].end], "AKIAQ3EGPLVZ5XKJRM7T");
+    assert_eq!(
+        &t[o.findings[0].start..o.findings[0].end],
+        "AKIAQ3EGPLVZ5XKJRM7T"
+    );
     // allow value
     assert!(!r.redact_text("key AKIAIOSFODNN7EXAMPLE").changed());
     // lowercase mid-line secret key
     let t = "cfg: aws_secret_access_key = 'wJalrXUtnFEMIK7MDENGbPxRfiCYzq8e3Lq4Zp0a' done";
-    assert_eq!(r.redact_text(t).text, "cfg: aws_secret_access_key = '[REDACTED:aws-secret-key]' done");
+    assert_eq!(
+        r.redact_text(t).text,
+        "cfg: aws_secret_access_key = '[REDACTED:aws-secret-key]' done"
+    );
 }
 
 #[test]
@@ -68,7 +107,10 @@ fn clean_text_is_borrowed() {
 #[test]
 fn validators_filter() {
     let r = small();
-    assert_eq!(r.redact_text("card 4539 1488 0343 6467 ok").text, "card [REDACTED:card] ok");
+    assert_eq!(
+        r.redact_text("card 4539 1488 0343 6467 ok").text,
+        "card [REDACTED:card] ok"
+    );
     assert!(!r.redact_text("card 4539 1488 0343 6468 ok").changed());
 }
 
@@ -89,7 +131,9 @@ fn prefix_style() {
 #[test]
 fn withhold() {
     let r = small();
-    let o = r.redact_text("here:\n-----BEGIN RSA PRIVATE KEY-----\nMIIE...\n-----END RSA PRIVATE KEY-----\n");
+    let o = r.redact_text(
+        "here:\n-----BEGIN RSA PRIVATE KEY-----\nMIIE...\n-----END RSA PRIVATE KEY-----\n",
+    );
     assert_eq!(o.text, "[Withheld: the result contained a private key]");
     assert_eq!(o.withheld_by.as_deref(), Some("secret.private_key"));
 }
@@ -141,9 +185,15 @@ fn json_escaped_strings() {
     let j = r#"{"out":"line1\nAKIAQ3EGPLVZ5XKJRM7T\t\u0041KIAQ3EGPLVZ5XKJRM7X"}"#;
     let o = r.redact(j);
     let v: serde_json::Value = serde_json::from_str(&o.text).unwrap();
-    assert_eq!(v["out"], "line1\n[REDACTED:aws-access-key]\t[REDACTED:aws-access-key]");
+    assert_eq!(
+        v["out"],
+        "line1\n[REDACTED:aws-access-key]\t[REDACTED:aws-access-key]"
+    );
     assert_eq!(o.findings.len(), 2);
-    assert_eq!(&j[o.findings[0].start..o.findings[0].end], "AKIAQ3EGPLVZ5XKJRM7T");
+    assert_eq!(
+        &j[o.findings[0].start..o.findings[0].end],
+        "AKIAQ3EGPLVZ5XKJRM7T"
+    );
 }
 
 #[test]
@@ -176,14 +226,27 @@ fn stream_matches_text_at_every_boundary_position() {
     ];
     for s in secrets {
         for off in 0..(chunk * 2 + 40) {
-            let text = format!("{}{} {}", "x ".repeat(off / 2), if off % 2 == 1 { " " } else { "" }, s) + &" tail".repeat(30);
+            let text = format!(
+                "{}{} {}",
+                "x ".repeat(off / 2),
+                if off % 2 == 1 { " " } else { "" },
+                s
+            ) + &" tail".repeat(30);
             let want = r.redact_text(&text);
             let mut out = Vec::new();
-            let f = r.redact_stream_chunked(text.as_bytes(), &mut out, chunk).unwrap();
-            assert_eq!(String::from_utf8(out.clone()).unwrap(), want.text, "secret {s} off {off}");
+            let f = r
+                .redact_stream_chunked(text.as_bytes(), &mut out, chunk)
+                .unwrap();
+            assert_eq!(
+                String::from_utf8(out.clone()).unwrap(),
+                want.text,
+                "secret {s} off {off}"
+            );
             assert_eq!(f, want.findings, "secret {s} off {off}");
             let mut out2 = Vec::new();
-            let f2 = r.redact_stream_chunked(Trickle(text.as_bytes(), 0, off), &mut out2, chunk).unwrap();
+            let f2 = r
+                .redact_stream_chunked(Trickle(text.as_bytes(), 0, off), &mut out2, chunk)
+                .unwrap();
             assert_eq!(out2, out);
             assert_eq!(f2, f);
         }
@@ -220,11 +283,20 @@ fn unicode_text_spans_on_boundaries() {
 
 #[test]
 fn errors() {
-    assert!(matches!(Redactor::new(vec![label("a", "(unclosed", "x")]), Err(RedactError::Regex { .. })));
+    assert!(matches!(
+        Redactor::new(vec![label("a", "(unclosed", "x")]),
+        Err(RedactError::Regex { .. })
+    ));
     let mut s = label("a", "abc(d)", "x");
     s.capture = Some(3);
-    assert!(matches!(Redactor::new(vec![s]), Err(RedactError::Capture { .. })));
-    assert!(matches!(Redactor::new(vec![label("a", "abc", "x"), label("a", "abd", "x")]), Err(RedactError::Duplicate(_))));
+    assert!(matches!(
+        Redactor::new(vec![s]),
+        Err(RedactError::Capture { .. })
+    ));
+    assert!(matches!(
+        Redactor::new(vec![label("a", "abc", "x"), label("a", "abd", "x")]),
+        Err(RedactError::Duplicate(_))
+    ));
 }
 
 #[test]

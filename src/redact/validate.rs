@@ -137,7 +137,11 @@ pub fn iban_ok(s: &[u8]) -> bool {
         return false;
     }
     let c = &buf[..n];
-    if !(c[0].is_ascii_uppercase() && c[1].is_ascii_uppercase() && c[2].is_ascii_digit() && c[3].is_ascii_digit()) {
+    if !(c[0].is_ascii_uppercase()
+        && c[1].is_ascii_uppercase()
+        && c[2].is_ascii_digit()
+        && c[3].is_ascii_digit())
+    {
         return false;
     }
     // move the first four characters to the end, letters -> 10..35, mod 97 incrementally
@@ -177,7 +181,10 @@ pub fn ssn_ok(s: &[u8]) -> bool {
         return false;
     }
     // well-known advertising / test numbers
-    !matches!((area, group, serial), (78, 5, 1120) | (219, 9, 9999) | (123, 45, 6789))
+    !matches!(
+        (area, group, serial),
+        (78, 5, 1120) | (219, 9, 9999) | (123, 45, 6789)
+    )
 }
 
 #[allow(dead_code)]
@@ -263,7 +270,10 @@ pub fn jwt_ok(s: &[u8]) -> bool {
         return false;
     }
     for part in [h, p, sig] {
-        if !part.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'=') {
+        if !part
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'=')
+        {
             return false;
         }
     }

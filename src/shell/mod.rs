@@ -67,7 +67,11 @@ pub struct Options<'a> {
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { cwd: None, home: None, max_depth: 8 }
+        Options {
+            cwd: None,
+            home: None,
+            max_depth: 8,
+        }
     }
 }
 
@@ -118,7 +122,15 @@ pub struct Redirect {
 impl Redirect {
     /// Does this redirection write to (create/truncate/append) a file?
     pub fn writes(&self) -> bool {
-        matches!(self.op, RedirOp::Write | RedirOp::Append | RedirOp::Clobber | RedirOp::ReadWrite | RedirOp::WriteAll | RedirOp::AppendAll)
+        matches!(
+            self.op,
+            RedirOp::Write
+                | RedirOp::Append
+                | RedirOp::Clobber
+                | RedirOp::ReadWrite
+                | RedirOp::WriteAll
+                | RedirOp::AppendAll
+        )
     }
 }
 
@@ -194,8 +206,13 @@ pub fn program_matches(pattern: &str, program: &str) -> bool {
 
 impl Analysis {
     /// Commands whose program matches any of `programs` (see [`program_matches`]).
-    pub fn find<'a>(&'a self, programs: &'a [&'a str]) -> impl Iterator<Item = &'a SimpleCommand> + 'a {
-        self.commands.iter().filter(move |c| programs.iter().any(|p| program_matches(p, &c.program)))
+    pub fn find<'a>(
+        &'a self,
+        programs: &'a [&'a str],
+    ) -> impl Iterator<Item = &'a SimpleCommand> + 'a {
+        self.commands
+            .iter()
+            .filter(move |c| programs.iter().any(|p| program_matches(p, &c.program)))
     }
 
     /// Does some command of `from` feed (transitively, through pipes,
@@ -218,7 +235,10 @@ impl Analysis {
         while let Some(i) = stack.pop() {
             for &(a, b) in &self.feeds {
                 if a == i && b < n && !seen[b] {
-                    if to.iter().any(|p| program_matches(p, &self.commands[b].program)) {
+                    if to
+                        .iter()
+                        .any(|p| program_matches(p, &self.commands[b].program))
+                    {
                         return true;
                     }
                     seen[b] = true;
@@ -231,23 +251,63 @@ impl Analysis {
 
     /// All redirections with their command.
     pub fn redirects(&self) -> impl Iterator<Item = (&SimpleCommand, &Redirect)> {
-        self.commands.iter().flat_map(|c| c.redirects.iter().map(move |r| (c, r)))
+        self.commands
+            .iter()
+            .flat_map(|c| c.redirects.iter().map(move |r| (c, r)))
     }
 
     /// Is any command's program unknown, or the analysis dynamic/truncated?
     pub fn has_unknown(&self) -> bool {
-        self.dynamic || self.truncated || self.commands.iter().any(|c| c.dynamic_program || c.nested_dynamic)
+        self.dynamic
+            || self.truncated
+            || self
+                .commands
+                .iter()
+                .any(|c| c.dynamic_program || c.nested_dynamic)
     }
 }
 
 /// Global options taking a value, per program, skipped by [`SimpleCommand::subcommand`].
 fn global_value_opts(program: &str) -> &'static [&'static str] {
     match program {
-        "git" => &["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"],
-        "kubectl" | "oc" => &["-n", "--namespace", "--context", "--cluster", "--kubeconfig", "-s", "--server", "--user", "--token", "-l"],
+        "git" => &[
+            "-C",
+            "-c",
+            "--git-dir",
+            "--work-tree",
+            "--namespace",
+            "--exec-path",
+            "--config-env",
+        ],
+        "kubectl" | "oc" => &[
+            "-n",
+            "--namespace",
+            "--context",
+            "--cluster",
+            "--kubeconfig",
+            "-s",
+            "--server",
+            "--user",
+            "--token",
+            "-l",
+        ],
         "helm" => &["-n", "--namespace", "--kube-context", "--kubeconfig"],
-        "docker" | "podman" => &["-H", "--host", "-c", "--context", "--config", "-l", "--log-level"],
-        "aws" => &["--profile", "--region", "--output", "--endpoint-url", "--query"],
+        "docker" | "podman" => &[
+            "-H",
+            "--host",
+            "-c",
+            "--context",
+            "--config",
+            "-l",
+            "--log-level",
+        ],
+        "aws" => &[
+            "--profile",
+            "--region",
+            "--output",
+            "--endpoint-url",
+            "--query",
+        ],
         "gcloud" => &["--project", "--account", "--configuration", "--format"],
         "npm" | "pnpm" | "yarn" => &["--prefix", "-w", "--workspace"],
         "cargo" => &["-C", "--manifest-path", "-Z", "--config"],
@@ -274,7 +334,9 @@ impl SimpleCommand {
     /// Is long option `--name` (or `--name=value`) present? `name` is given without dashes.
     pub fn has_long(&self, name: &str) -> bool {
         self.opt_args().any(|a| {
-            a.text.strip_prefix("--").is_some_and(|l| l == name || (l.starts_with(name) && l.as_bytes().get(name.len()) == Some(&b'=')))
+            a.text.strip_prefix("--").is_some_and(|l| {
+                l == name || (l.starts_with(name) && l.as_bytes().get(name.len()) == Some(&b'='))
+            })
         })
     }
 
@@ -309,7 +371,8 @@ impl SimpleCommand {
                     _ => self.opt_args().any(|a| a.text == *al),
                 }
             } else {
-                self.positionals().any(|a| a.text.starts_with(al) && a.text.len() > al.len())
+                self.positionals()
+                    .any(|a| a.text.starts_with(al) && a.text.len() > al.len())
             }
         })
     }
@@ -392,7 +455,9 @@ impl SimpleCommand {
 
     /// Was this command reached through wrapper/host `name` (`"sudo"`, `"bash -c"`, `"xargs"`)?
     pub fn via_has(&self, name: &str) -> bool {
-        self.via.iter().any(|v| v == name || v.split(' ').next() == Some(name))
+        self.via
+            .iter()
+            .any(|v| v == name || v.split(' ').next() == Some(name))
     }
 }
 
@@ -406,14 +471,22 @@ impl SimpleCommand {
 /// ```
 pub fn flag_aliases(program: &str, name: &str) -> &'static [&'static str] {
     match (program, name) {
-        ("rm" | "cp" | "scp" | "rsync" | "grep" | "rg" | "ls", "recursive") => &["-r", "-R", "--recursive"],
+        ("rm" | "cp" | "scp" | "rsync" | "grep" | "rg" | "ls", "recursive") => {
+            &["-r", "-R", "--recursive"]
+        }
         ("rm" | "cp" | "mv" | "ln", "force") => &["-f", "--force"],
         ("rm", "interactive") => &["-i", "-I", "--interactive"],
         ("rm", "dir") => &["-d", "--dir"],
         ("rm", "no-preserve-root") => &["--no-preserve-root"],
         ("cp", "archive") => &["-a", "--archive"],
         ("chmod" | "chown" | "chgrp" | "setfacl", "recursive") => &["-R", "--recursive"],
-        ("git", "force") => &["-f", "--force", "--force-with-lease", "--force-if-includes", "+"],
+        ("git", "force") => &[
+            "-f",
+            "--force",
+            "--force-with-lease",
+            "--force-if-includes",
+            "+",
+        ],
         ("git", "delete") => &["-d", "-D", "--delete", ":"],
         ("git", "force-delete") => &["-D"],
         ("git", "hard") => &["--hard"],
@@ -433,7 +506,19 @@ pub fn flag_aliases(program: &str, name: &str) -> &'static [&'static str] {
         ("docker" | "podman", "force") => &["-f", "--force"],
         ("shred", "remove") => &["-u", "--remove"],
         ("shred", "zero") => &["-z", "--zero"],
-        ("curl", "data") => &["-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "--data-ascii", "-F", "--form", "-T", "--upload-file", "--json"],
+        ("curl", "data") => &[
+            "-d",
+            "--data",
+            "--data-binary",
+            "--data-raw",
+            "--data-urlencode",
+            "--data-ascii",
+            "-F",
+            "--form",
+            "-T",
+            "--upload-file",
+            "--json",
+        ],
         ("wget", "post") => &["--post-file", "--post-data", "--body-file", "--body-data"],
         ("sed", "in-place") => &["-i", "--in-place"],
         ("crontab", "remove") => &["-r"],

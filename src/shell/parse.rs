@@ -35,7 +35,11 @@ pub(crate) struct Pipeline {
 pub(crate) enum Node {
     Simple(Simple),
     /// `( list )` (subshell = true) or `{ list; }` / case bodies (false).
-    Group { list: List, subshell: bool, redirs: Vec<RawRedir> },
+    Group {
+        list: List,
+        subshell: bool,
+        redirs: Vec<RawRedir>,
+    },
     /// Words evaluated only for their substitutions (`for x in $(ls)`, `[[ … ]]`).
     Words(Vec<Word>),
 }
@@ -117,7 +121,10 @@ const NONE: usize = usize::MAX;
 
 #[inline]
 fn is_meta(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>')
+    matches!(
+        c,
+        b' ' | b'\t' | b'\n' | b'\r' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
+    )
 }
 
 #[inline]
@@ -154,7 +161,17 @@ impl<'s, 'b> Parser<'s, 'b> {
             false
         };
         let s = if truncated { &s[..0] } else { s };
-        Parser { s, pos: 0, nest: 0, truncated, error: false, hd_nl: NONE, hd_resume: 0, home, budget }
+        Parser {
+            s,
+            pos: 0,
+            nest: 0,
+            truncated,
+            error: false,
+            hd_nl: NONE,
+            hd_resume: 0,
+            home,
+            budget,
+        }
     }
 
     /// Parse the whole input as a list.
@@ -233,7 +250,11 @@ impl<'s, 'b> Parser<'s, 'b> {
             End::Eof => false,
             End::Paren => self.peek() == Some(b')'),
             End::Brace => self.at_word("}"),
-            End::Case => self.s[self.pos..].starts_with(b";;") || self.s[self.pos..].starts_with(b";&") || self.at_word("esac"),
+            End::Case => {
+                self.s[self.pos..].starts_with(b";;")
+                    || self.s[self.pos..].starts_with(b";&")
+                    || self.at_word("esac")
+            }
         }
     }
 
@@ -263,7 +284,11 @@ impl<'s, 'b> Parser<'s, 'b> {
             let p = self.pipeline(end);
             self.blanks();
             let conn = match self.peek() {
-                Some(b';') if end == End::Case && matches!(self.peek_at(1), Some(b';') | Some(b'&')) => Conn::Seq,
+                Some(b';')
+                    if end == End::Case && matches!(self.peek_at(1), Some(b';') | Some(b'&')) =>
+                {
+                    Conn::Seq
+                }
                 Some(b';') => {
                     self.pos += 1;
                     if self.peek() == Some(b';') || self.peek() == Some(b'&') {
@@ -345,7 +370,12 @@ impl<'s, 'b> Parser<'s, 'b> {
             b'(' => {
                 if self.peek_at(1) == Some(b'(') {
                     // arithmetic command (( … ))
-                    let mut w = WB { buf: Vec::new(), dynamic: false, quoted: false, subs: Vec::new() };
+                    let mut w = WB {
+                        buf: Vec::new(),
+                        dynamic: false,
+                        quoted: false,
+                        subs: Vec::new(),
+                    };
                     self.pos += 2;
                     self.skip_arith(&mut w);
                     return None;
@@ -358,7 +388,11 @@ impl<'s, 'b> Parser<'s, 'b> {
                     self.error = true;
                 }
                 let redirs = self.trailing_redirs();
-                return Some(Node::Group { list, subshell: true, redirs });
+                return Some(Node::Group {
+                    list,
+                    subshell: true,
+                    redirs,
+                });
             }
             b'{' if self.at_word("{") => {
                 self.pos += 1;
@@ -369,7 +403,11 @@ impl<'s, 'b> Parser<'s, 'b> {
                     self.error = true;
                 }
                 let redirs = self.trailing_redirs();
-                return Some(Node::Group { list, subshell: false, redirs });
+                return Some(Node::Group {
+                    list,
+                    subshell: false,
+                    redirs,
+                });
             }
             _ => {}
         }
@@ -415,9 +453,15 @@ impl<'s, 'b> Parser<'s, 'b> {
                 self.error = true;
                 continue;
             }
-            if sc.words.is_empty() && sc.redirs.is_empty() && !w.quoted && w.subs.is_empty() && !w.dynamic {
+            if sc.words.is_empty()
+                && sc.redirs.is_empty()
+                && !w.quoted
+                && w.subs.is_empty()
+                && !w.dynamic
+            {
                 match w.text.as_str() {
-                    "!" | "if" | "then" | "elif" | "else" | "while" | "until" | "do" | "fi" | "done" | "esac" | "}" => continue,
+                    "!" | "if" | "then" | "elif" | "else" | "while" | "until" | "do" | "fi"
+                    | "done" | "esac" | "}" => continue,
                     "for" | "select" => return Some(Node::Words(self.words_until_sep())),
                     "case" => return Some(self.case()),
                     "[[" => return Some(Node::Words(self.test_words())),
@@ -459,7 +503,12 @@ impl<'s, 'b> Parser<'s, 'b> {
                     if self.peek() == Some(b'(') {
                         self.pos += 1;
                     }
-                    let mut w = WB { buf: Vec::new(), dynamic: false, quoted: false, subs: Vec::new() };
+                    let mut w = WB {
+                        buf: Vec::new(),
+                        dynamic: false,
+                        quoted: false,
+                        subs: Vec::new(),
+                    };
                     self.skip_arith(&mut w);
                 }
                 Some(b'<') | Some(b'>') => self.pos += 1,
@@ -558,12 +607,17 @@ impl<'s, 'b> Parser<'s, 'b> {
             all.items.extend(l.items);
             if self.s[self.pos..].starts_with(b";;&") {
                 self.pos += 3;
-            } else if self.s[self.pos..].starts_with(b";;") || self.s[self.pos..].starts_with(b";&") {
+            } else if self.s[self.pos..].starts_with(b";;") || self.s[self.pos..].starts_with(b";&")
+            {
                 self.pos += 2;
             }
         }
         self.nest -= 1;
-        Node::Group { list: all, subshell: false, redirs: Vec::new() }
+        Node::Group {
+            list: all,
+            subshell: false,
+            redirs: Vec::new(),
+        }
     }
 
     fn trailing_redirs(&mut self) -> Vec<RawRedir> {
@@ -586,7 +640,9 @@ impl<'s, 'b> Parser<'s, 'b> {
             k += 1;
         }
         if k > self.pos && k < self.s.len() && matches!(self.s[k], b'<' | b'>') {
-            fd = std::str::from_utf8(&self.s[self.pos..k]).ok().and_then(|t| t.parse().ok());
+            fd = std::str::from_utf8(&self.s[self.pos..k])
+                .ok()
+                .and_then(|t| t.parse().ok());
             self.pos = k;
         }
         let rest = &self.s[self.pos..];
@@ -607,7 +663,11 @@ impl<'s, 'b> Parser<'s, 'b> {
         } else if rest.starts_with(b"<(") || rest.starts_with(b">(") {
             if fd.is_some() {
                 // `2>(…)` is `2> >(…)`? bash: `2>(` is redirect to procsub-ish; treat as write
-                let op = if rest[0] == b'>' { RedirOp::Write } else { RedirOp::Read };
+                let op = if rest[0] == b'>' {
+                    RedirOp::Write
+                } else {
+                    RedirOp::Read
+                };
                 (op, 1)
             } else {
                 self.pos = save;
@@ -637,7 +697,9 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
         };
         let mut op = op;
-        if op == RedirOp::DupOut && !(target.text == "-" || target.text.bytes().all(|b| b.is_ascii_digit())) {
+        if op == RedirOp::DupOut
+            && !(target.text == "-" || target.text.bytes().all(|b| b.is_ascii_digit()))
+        {
             // `>& file` == `&> file`
             op = RedirOp::WriteAll;
         }
@@ -646,7 +708,12 @@ impl<'s, 'b> Parser<'s, 'b> {
         } else {
             None
         };
-        out.push(RawRedir { fd, op, target, body });
+        out.push(RawRedir {
+            fd,
+            op,
+            target,
+            body,
+        });
         true
     }
 
@@ -671,7 +738,10 @@ impl<'s, 'b> Parser<'s, 'b> {
             if i >= self.s.len() {
                 break (self.s.len(), self.s.len());
             }
-            let j = self.s[i..].iter().position(|&c| c == b'\n').map_or(self.s.len(), |o| i + o);
+            let j = self.s[i..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(self.s.len(), |o| i + o);
             let mut line = &self.s[i..j];
             if strip {
                 while let [b'\t', r @ ..] = line {
@@ -686,14 +756,23 @@ impl<'s, 'b> Parser<'s, 'b> {
         self.hd_resume = resume;
         let raw = &self.s[start.min(body_end)..body_end];
         if delim.quoted {
-            return Word { text: String::from_utf8_lossy(raw).into_owned(), quoted: true, ..Word::default() };
+            return Word {
+                text: String::from_utf8_lossy(raw).into_owned(),
+                quoted: true,
+                ..Word::default()
+            };
         }
         // unquoted: expansions and substitutions happen; parse like a dquote body
         let save = (self.pos, self.s, self.hd_nl, self.hd_resume);
         self.hd_nl = NONE;
         self.s = &save.1[..body_end];
         self.pos = start.min(body_end);
-        let mut w = WB { buf: Vec::with_capacity(raw.len()), dynamic: false, quoted: false, subs: Vec::new() };
+        let mut w = WB {
+            buf: Vec::with_capacity(raw.len()),
+            dynamic: false,
+            quoted: false,
+            subs: Vec::new(),
+        };
         while self.pos < self.s.len() {
             let c = self.s[self.pos];
             match c {
@@ -714,7 +793,13 @@ impl<'s, 'b> Parser<'s, 'b> {
         self.pos = save.0;
         self.hd_nl = save.2;
         self.hd_resume = save.3;
-        Word { text: bytes_to_string(w.buf), dynamic: w.dynamic, quoted: false, assign: false, subs: w.subs }
+        Word {
+            text: bytes_to_string(w.buf),
+            dynamic: w.dynamic,
+            quoted: false,
+            assign: false,
+            subs: w.subs,
+        }
     }
 
     /// Parse one word at the cursor (cursor must not be at a metacharacter
@@ -726,10 +811,19 @@ impl<'s, 'b> Parser<'s, 'b> {
         }
         self.budget.words -= 1;
         let start = self.pos;
-        let mut w = WB { buf: Vec::new(), dynamic: false, quoted: false, subs: Vec::new() };
+        let mut w = WB {
+            buf: Vec::new(),
+            dynamic: false,
+            quoted: false,
+            subs: Vec::new(),
+        };
         // process substitution as a whole word
         if matches!(self.peek(), Some(b'<') | Some(b'>')) && self.peek_at(1) == Some(b'(') {
-            let kind = if self.peek() == Some(b'<') { SubKind::In } else { SubKind::Out };
+            let kind = if self.peek() == Some(b'<') {
+                SubKind::In
+            } else {
+                SubKind::Out
+            };
             self.pos += 2;
             let list = self.group(End::Paren);
             if self.peek() == Some(b')') {
@@ -739,7 +833,13 @@ impl<'s, 'b> Parser<'s, 'b> {
             }
             w.buf.extend_from_slice(b"/dev/fd/63");
             w.subs.push(Sub { kind, at: 0, list });
-            return Some(Word { text: bytes_to_string(w.buf), dynamic: false, quoted: false, assign: false, subs: w.subs });
+            return Some(Word {
+                text: bytes_to_string(w.buf),
+                dynamic: false,
+                quoted: false,
+                assign: false,
+                subs: w.subs,
+            });
         }
         self.word_into(&mut w, false);
         if self.pos == start {
@@ -750,9 +850,16 @@ impl<'s, 'b> Parser<'s, 'b> {
         let mut assign = false;
         if raw.first().is_some_and(|&c| is_name_start(c)) {
             let n = raw.iter().take_while(|&&c| is_name(c)).count();
-            assign = raw.get(n) == Some(&b'=') || (raw.get(n) == Some(&b'+') && raw.get(n + 1) == Some(&b'='));
+            assign = raw.get(n) == Some(&b'=')
+                || (raw.get(n) == Some(&b'+') && raw.get(n + 1) == Some(&b'='));
         }
-        Some(Word { text: bytes_to_string(w.buf), dynamic: w.dynamic, quoted: w.quoted, assign, subs: w.subs })
+        Some(Word {
+            text: bytes_to_string(w.buf),
+            dynamic: w.dynamic,
+            quoted: w.quoted,
+            assign,
+            subs: w.subs,
+        })
     }
 
     /// Core word loop. `brace`: inside `${…}` (stop at unquoted `}` only).
@@ -908,7 +1015,11 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
                 let at = w.buf.len();
                 w.buf.extend_from_slice(SUB_MARKER.as_bytes());
-                w.subs.push(Sub { kind: SubKind::Cmd, at, list });
+                w.subs.push(Sub {
+                    kind: SubKind::Cmd,
+                    at,
+                    list,
+                });
             }
             Some(b'{') => {
                 self.pos += 2;
@@ -917,7 +1028,10 @@ impl<'s, 'b> Parser<'s, 'b> {
                     self.pos += 1;
                 }
                 let nstart = self.pos;
-                while self.peek().is_some_and(|c| is_name(c) || matches!(c, b'@' | b'*' | b'?' | b'$' | b'-')) {
+                while self
+                    .peek()
+                    .is_some_and(|c| is_name(c) || matches!(c, b'@' | b'*' | b'?' | b'$' | b'-'))
+                {
                     self.pos += 1;
                     if !is_name(self.s[self.pos - 1]) {
                         break;
@@ -938,7 +1052,12 @@ impl<'s, 'b> Parser<'s, 'b> {
                 if !self.enter() {
                     return;
                 }
-                let mut inner = WB { buf: Vec::new(), dynamic: false, quoted: false, subs: Vec::new() };
+                let mut inner = WB {
+                    buf: Vec::new(),
+                    dynamic: false,
+                    quoted: false,
+                    subs: Vec::new(),
+                };
                 self.word_into(&mut inner, true);
                 self.nest -= 1;
                 for mut s in inner.subs {
@@ -961,7 +1080,10 @@ impl<'s, 'b> Parser<'s, 'b> {
                 let raw = &self.s[start..self.pos];
                 self.push_var(w, name, raw);
             }
-            Some(c) if c.is_ascii_digit() || matches!(c, b'@' | b'*' | b'#' | b'?' | b'$' | b'!' | b'-') => {
+            Some(c)
+                if c.is_ascii_digit()
+                    || matches!(c, b'@' | b'*' | b'#' | b'?' | b'$' | b'!' | b'-') =>
+            {
                 w.buf.extend_from_slice(&self.s[self.pos..self.pos + 2]);
                 w.dynamic = true;
                 self.pos += 2;
@@ -1117,6 +1239,10 @@ impl<'s, 'b> Parser<'s, 'b> {
         };
         let at = w.buf.len();
         w.buf.extend_from_slice(SUB_MARKER.as_bytes());
-        w.subs.push(Sub { kind: SubKind::Cmd, at, list });
+        w.subs.push(Sub {
+            kind: SubKind::Cmd,
+            at,
+            list,
+        });
     }
 }

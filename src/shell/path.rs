@@ -57,11 +57,19 @@ pub fn normalize(p: &str, cwd: Option<&str>, home: Option<&str>) -> Option<Strin
         0
     };
     push_components(&mut out, p, floor);
-    if floor == 1 { Some(out) } else { Some(finish(out)) }
+    if floor == 1 {
+        Some(out)
+    } else {
+        Some(finish(out))
+    }
 }
 
 fn finish(out: String) -> String {
-    if out.is_empty() { "/".to_string() } else { out }
+    if out.is_empty() {
+        "/".to_string()
+    } else {
+        out
+    }
 }
 
 fn is_clean_abs(p: &str) -> bool {
@@ -95,7 +103,11 @@ fn push_components(out: &mut String, s: &str, floor: usize) {
 /// Is `path` equal to `base` or inside it (component-wise; both normalised)?
 /// A `base` of `/` contains every absolute path.
 pub fn is_under(path: &str, base: &str) -> bool {
-    let base = if base.len() > 1 { base.trim_end_matches('/') } else { base };
+    let base = if base.len() > 1 {
+        base.trim_end_matches('/')
+    } else {
+        base
+    };
     if base == "/" {
         return path.starts_with('/');
     }
@@ -111,15 +123,27 @@ pub(crate) fn arg_path(t: &str, cwd: Option<&str>, home: Option<&str>) -> Option
     }
     // curl-style `@file` (`-d @~/.ssh/id_rsa`, `-F k=@file`)
     if let Some(f) = t.strip_prefix('@') {
-        return if f.is_empty() || f == "-" { None } else { normalize(f, cwd, home) };
+        return if f.is_empty() || f == "-" {
+            None
+        } else {
+            normalize(f, cwd, home)
+        };
     }
     if let Some(eq) = t.find('=') {
         let key = &t[..eq];
         let v = &t[eq + 1..];
-        let keyish = key.trim_start_matches('-').bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        let keyish = key
+            .trim_start_matches('-')
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
         if keyish && !key.is_empty() {
             let v = v.strip_prefix('@').unwrap_or(v);
-            if v.starts_with('/') || v.starts_with('~') || v.starts_with("./") || v.starts_with("../") || (v.starts_with('.') && v.len() > 1) {
+            if v.starts_with('/')
+                || v.starts_with('~')
+                || v.starts_with("./")
+                || v.starts_with("../")
+                || (v.starts_with('.') && v.len() > 1)
+            {
                 return normalize(v, cwd, home);
             }
             return None;

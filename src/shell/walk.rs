@@ -1,15 +1,23 @@
 //! AST walker: wrappers, nested scripts, cwd tracking, paths, feed edges.
 
-use super::parse::{Budget, Conn, List, Node, Parser, Pipeline, RawRedir, SUB_MARKER, Simple, SubKind, Word};
+use super::parse::{
+    Budget, Conn, List, Node, Parser, Pipeline, RawRedir, Simple, SubKind, Word, SUB_MARKER,
+};
 use super::path::{arg_path, normalize};
-use super::{Analysis, Arg, MAX_COMMANDS, MAX_DEPTH, MAX_FEEDS, MAX_INPUT, MAX_PARSE_BYTES, MAX_WORDS, Options, RedirOp, Redirect, SimpleCommand};
+use super::{
+    Analysis, Arg, Options, RedirOp, Redirect, SimpleCommand, MAX_COMMANDS, MAX_DEPTH, MAX_FEEDS,
+    MAX_INPUT, MAX_PARSE_BYTES, MAX_WORDS,
+};
 
 pub(crate) fn run(command: &str, opts: &Options) -> Analysis {
     let mut w = Walker {
         out: Analysis::default(),
         home: opts.home,
         max_depth: opts.max_depth.min(MAX_DEPTH),
-        budget: Budget { words: MAX_WORDS, bytes: MAX_PARSE_BYTES },
+        budget: Budget {
+            words: MAX_WORDS,
+            bytes: MAX_PARSE_BYTES,
+        },
     };
     let mut src = command;
     if src.len() > MAX_INPUT {
@@ -20,7 +28,11 @@ pub(crate) fn run(command: &str, opts: &Options) -> Analysis {
         src = &src[..cut];
         w.out.truncated = true;
     }
-    let mut ctx = Ctx { depth: 0, cwd: opts.cwd.and_then(|c| normalize(c, None, opts.home)), via: Vec::new() };
+    let mut ctx = Ctx {
+        depth: 0,
+        cwd: opts.cwd.and_then(|c| normalize(c, None, opts.home)),
+        via: Vec::new(),
+    };
     w.script(src, &mut ctx);
     if w.out.truncated {
         w.out.dynamic = true;
@@ -57,19 +69,29 @@ struct Ids {
 
 impl Default for Ids {
     fn default() -> Self {
-        Ids { one: usize::MAX, more: Vec::new() }
+        Ids {
+            one: usize::MAX,
+            more: Vec::new(),
+        }
     }
 }
 
 impl Ids {
     fn single(i: usize) -> Self {
-        Ids { one: i, more: Vec::new() }
+        Ids {
+            one: i,
+            more: Vec::new(),
+        }
     }
     fn is_empty(&self) -> bool {
         self.one == usize::MAX
     }
     fn len(&self) -> usize {
-        if self.is_empty() { 0 } else { 1 + self.more.len() }
+        if self.is_empty() {
+            0
+        } else {
+            1 + self.more.len()
+        }
     }
     fn push(&mut self, i: usize) {
         if self.is_empty() {
@@ -84,7 +106,10 @@ impl Ids {
         }
     }
     fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        (!self.is_empty()).then_some(self.one).into_iter().chain(self.more.iter().copied())
+        (!self.is_empty())
+            .then_some(self.one)
+            .into_iter()
+            .chain(self.more.iter().copied())
     }
 }
 
@@ -127,7 +152,11 @@ fn skip_opts<T: Tx>(v: &[T], mut i: usize, short_arg: &[u8], long_arg: &[&str]) 
             return i + 1;
         }
         if let Some(l) = t.strip_prefix("--") {
-            i += if l.contains('=') || !long_arg.contains(&l) { 1 } else { 2 };
+            i += if l.contains('=') || !long_arg.contains(&l) {
+                1
+            } else {
+                2
+            };
             continue;
         }
         if t.len() > 1 && t.starts_with('-') {
@@ -152,7 +181,10 @@ fn skip_opts<T: Tx>(v: &[T], mut i: usize, short_arg: &[u8], long_arg: &[&str]) 
 fn has_opt<T: Tx>(v: &[T], from: usize, letters: &[u8]) -> bool {
     v[from.min(v.len())..].iter().any(|a| {
         let t = a.tx().0;
-        t.len() > 1 && t.starts_with('-') && !t.starts_with("--") && t.bytes().skip(1).any(|b| letters.contains(&b))
+        t.len() > 1
+            && t.starts_with('-')
+            && !t.starts_with("--")
+            && t.bytes().skip(1).any(|b| letters.contains(&b))
     })
 }
 
@@ -168,11 +200,29 @@ fn is_assign(t: &str) -> bool {
     if b.is_empty() || !(b[0].is_ascii_alphabetic() || b[0] == b'_') {
         return false;
     }
-    let n = b.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
+    let n = b
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+        .count();
     b.get(n) == Some(&b'=')
 }
 
-const SHELLS: &[&str] = &["bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "fish", "rbash", "csh", "tcsh", "yash", "posh", "busybox-sh"];
+const SHELLS: &[&str] = &[
+    "bash",
+    "sh",
+    "dash",
+    "zsh",
+    "ksh",
+    "mksh",
+    "ash",
+    "fish",
+    "rbash",
+    "csh",
+    "tcsh",
+    "yash",
+    "posh",
+    "busybox-sh",
+];
 
 fn join<T: Tx>(v: &[T]) -> (String, bool) {
     let mut s = String::new();
@@ -191,8 +241,16 @@ fn join<T: Tx>(v: &[T]) -> (String, bool) {
 enum Act {
     None,
     Cd(Option<String>),
-    Script { text: String, dynamic: bool, label: String, remote: bool },
-    Stdin { label: String, remote: bool },
+    Script {
+        text: String,
+        dynamic: bool,
+        label: String,
+        remote: bool,
+    },
+    Stdin {
+        label: String,
+        remote: bool,
+    },
     Exec(Vec<Vec<AW>>, &'static str),
 }
 
@@ -277,10 +335,19 @@ impl Walker<'_> {
             return None;
         }
         let c = self.out.commands.get(io.tails.one)?;
-        if !(c.program == "echo" || c.program == "printf") || c.dynamic_program || !c.redirects.is_empty() {
+        if !(c.program == "echo" || c.program == "printf")
+            || c.dynamic_program
+            || !c.redirects.is_empty()
+        {
             return None;
         }
-        let args: Vec<&Arg> = c.args.iter().skip_while(|a| c.program == "echo" && matches!(a.text.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en")).collect();
+        let args: Vec<&Arg> = c
+            .args
+            .iter()
+            .skip_while(|a| {
+                c.program == "echo" && matches!(a.text.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en")
+            })
+            .collect();
         let mut text = String::new();
         let mut dynamic = false;
         for (k, a) in args.iter().enumerate() {
@@ -296,7 +363,11 @@ impl Walker<'_> {
     fn node(&mut self, n: Node, ctx: &mut Ctx, stdin: Option<Stdin>) -> Io {
         match n {
             Node::Simple(s) => self.simple(s, ctx, stdin),
-            Node::Group { list, subshell, redirs } => {
+            Node::Group {
+                list,
+                subshell,
+                redirs,
+            } => {
                 let start = self.out.commands.len();
                 let io = if subshell {
                     let mut c2 = ctx.clone();
@@ -340,9 +411,19 @@ impl Walker<'_> {
 
     /// Walk a word's substitutions; fold `$(echo x)` into the text.
     fn word(&mut self, w: Word, ctx: &Ctx, feeders: &mut Vec<usize>, fed: &mut Vec<usize>) -> AW {
-        let Word { mut text, dynamic, assign, subs, .. } = w;
+        let Word {
+            mut text,
+            dynamic,
+            assign,
+            subs,
+            ..
+        } = w;
         if subs.is_empty() {
-            return AW { text, dynamic, assign };
+            return AW {
+                text,
+                dynamic,
+                assign,
+            };
         }
         let mut folds: Vec<(usize, Option<String>)> = Vec::new();
         for sub in subs {
@@ -351,7 +432,13 @@ impl Walker<'_> {
             let io = self.list(sub.list, &mut c2);
             match sub.kind {
                 SubKind::Cmd => {
-                    let f = if sub.at != usize::MAX && self.out.commands.len() == start + 1 { self.literal_output(&io).filter(|s| !s.dynamic).map(|s| s.text) } else { None };
+                    let f = if sub.at != usize::MAX && self.out.commands.len() == start + 1 {
+                        self.literal_output(&io)
+                            .filter(|s| !s.dynamic)
+                            .map(|s| s.text)
+                    } else {
+                        None
+                    };
                     folds.push((sub.at, f));
                     feeders.extend(io.tails.iter());
                 }
@@ -363,17 +450,31 @@ impl Walker<'_> {
             for (at, f) in folds.into_iter().rev() {
                 let end = at + SUB_MARKER.len();
                 match f {
-                    Some(f) if end <= text.len() && text.is_char_boundary(at) && text.is_char_boundary(end) => {
+                    Some(f)
+                        if end <= text.len()
+                            && text.is_char_boundary(at)
+                            && text.is_char_boundary(end) =>
+                    {
                         text.replace_range(at..end, f.trim_end_matches('\n'));
                     }
                     _ => {}
                 }
             }
         }
-        AW { text, dynamic: true, assign }
+        AW {
+            text,
+            dynamic: true,
+            assign,
+        }
     }
 
-    fn redirects(&mut self, raws: Vec<RawRedir>, ctx: &Ctx, feeders: &mut Vec<usize>, fed: &mut Vec<usize>) -> (Vec<Redirect>, Option<Stdin>) {
+    fn redirects(
+        &mut self,
+        raws: Vec<RawRedir>,
+        ctx: &Ctx,
+        feeders: &mut Vec<usize>,
+        fed: &mut Vec<usize>,
+    ) -> (Vec<Redirect>, Option<Stdin>) {
         let mut out = Vec::with_capacity(raws.len());
         let mut stdin = None;
         for r in raws {
@@ -394,18 +495,30 @@ impl Walker<'_> {
             };
             match r.op {
                 RedirOp::HereString => {
-                    stdin = Some(Stdin { text: target.text.clone(), dynamic: target.dynamic });
+                    stdin = Some(Stdin {
+                        text: target.text.clone(),
+                        dynamic: target.dynamic,
+                    });
                     feeders.append(&mut tf);
                 }
                 RedirOp::HereDoc | RedirOp::HereDocStrip => {
                     if let Some(b) = r.body {
                         let bw = self.word(b, ctx, feeders, fed);
-                        stdin = Some(Stdin { text: bw.text, dynamic: bw.dynamic });
+                        stdin = Some(Stdin {
+                            text: bw.text,
+                            dynamic: bw.dynamic,
+                        });
                     }
                 }
                 _ => {}
             }
-            out.push(Redirect { fd: r.fd, op: r.op, target: target.text, path, dynamic: target.dynamic && !procsub });
+            out.push(Redirect {
+                fd: r.fd,
+                op: r.op,
+                target: target.text,
+                path,
+                dynamic: target.dynamic && !procsub,
+            });
         }
         (out, stdin)
     }
@@ -426,11 +539,23 @@ impl Walker<'_> {
             }
             // redirection-only command (`> /etc/hosts` truncates the file)
             let idx = self.out.commands.len();
-            self.out.commands.push(SimpleCommand { program: String::new(), args: Vec::new(), redirects, dynamic_program: false, nested_dynamic: false, depth: ctx.depth, cwd: ctx.cwd.clone(), via: ctx.via.clone() });
+            self.out.commands.push(SimpleCommand {
+                program: String::new(),
+                args: Vec::new(),
+                redirects,
+                dynamic_program: false,
+                nested_dynamic: false,
+                depth: ctx.depth,
+                cwd: ctx.cwd.clone(),
+                via: ctx.via.clone(),
+            });
             for f in feeders {
                 self.edge(f, idx);
             }
-            return Io { heads: Ids::single(idx), tails: Ids::single(idx) };
+            return Io {
+                heads: Ids::single(idx),
+                tails: Ids::single(idx),
+            };
         }
         let stdin = here.or(piped);
         let Some(idx) = self.emit(argv, first, redirects, ctx, stdin, None) else {
@@ -442,12 +567,23 @@ impl Walker<'_> {
         for f in fed {
             self.edge(idx, f);
         }
-        Io { heads: Ids::single(idx), tails: Ids::single(idx) }
+        Io {
+            heads: Ids::single(idx),
+            tails: Ids::single(idx),
+        }
     }
 
     /// Strip wrappers starting at `argv[i]`; returns the real command index and
     /// pushes wrapper names on `via`.
-    fn strip(&self, argv: &[AW], mut i: usize, via: &mut Vec<String>, cwd: &mut Option<Option<String>>, xargs: &mut bool, ctx: &Ctx) -> usize {
+    fn strip(
+        &self,
+        argv: &[AW],
+        mut i: usize,
+        via: &mut Vec<String>,
+        cwd: &mut Option<Option<String>>,
+        xargs: &mut bool,
+        ctx: &Ctx,
+    ) -> usize {
         for _ in 0..32 {
             if i >= argv.len() || argv[i].dynamic {
                 break;
@@ -456,10 +592,29 @@ impl Walker<'_> {
             let a = i + 1;
             let next = match name {
                 "sudo" => {
-                    if has_opt(argv, a, b"lvkKe") && skip_opts(argv, a, b"ugpCDhrtTUR", &[]) >= argv.len() {
+                    if has_opt(argv, a, b"lvkKe")
+                        && skip_opts(argv, a, b"ugpCDhrtTUR", &[]) >= argv.len()
+                    {
                         None
                     } else {
-                        let mut j = skip_opts(argv, a, b"ugpCDhrtTUR", &["user", "group", "prompt", "close-from", "chdir", "host", "role", "type", "command-timeout", "other-user", "chroot"]);
+                        let mut j = skip_opts(
+                            argv,
+                            a,
+                            b"ugpCDhrtTUR",
+                            &[
+                                "user",
+                                "group",
+                                "prompt",
+                                "close-from",
+                                "chdir",
+                                "host",
+                                "role",
+                                "type",
+                                "command-timeout",
+                                "other-user",
+                                "chroot",
+                            ],
+                        );
                         while j < argv.len() && is_assign(&argv[j].text) {
                             j += 1;
                         }
@@ -499,10 +654,15 @@ impl Walker<'_> {
                     while j < argv.len() && is_assign(&argv[j].text) {
                         j += 1;
                     }
-                    if split { None } else { Some(j) }
+                    if split {
+                        None
+                    } else {
+                        Some(j)
+                    }
                 }
                 "nice" => Some(skip_opts(argv, a, b"n", &["adjustment"])),
-                "nohup" | "builtin" | "unbuffer" | "setsid" | "busybox" | "toybox" | "caffeinate" | "catchsegv" => Some(skip_opts(argv, a, b"", &[])),
+                "nohup" | "builtin" | "unbuffer" | "setsid" | "busybox" | "toybox"
+                | "caffeinate" | "catchsegv" => Some(skip_opts(argv, a, b"", &[])),
                 "exec" => Some(skip_opts(argv, a, b"a", &[])),
                 "command" => {
                     if has_opt(argv, a, b"vV") {
@@ -525,7 +685,14 @@ impl Walker<'_> {
                     if has_opt(argv, a, b"p") {
                         None
                     } else {
-                        Some(skip_opts(argv, a, b"TPD", &["sched-runtime", "sched-period", "sched-deadline"]) + 1)
+                        Some(
+                            skip_opts(
+                                argv,
+                                a,
+                                b"TPD",
+                                &["sched-runtime", "sched-period", "sched-deadline"],
+                            ) + 1,
+                        )
                     }
                 }
                 "taskset" => {
@@ -543,14 +710,31 @@ impl Walker<'_> {
                     Some(j)
                 }
                 "flock" => {
-                    if has_opt(argv, a, b"c") || argv[a.min(argv.len())..].iter().any(|x| x.text.starts_with("--command")) {
+                    if has_opt(argv, a, b"c")
+                        || argv[a.min(argv.len())..]
+                            .iter()
+                            .any(|x| x.text.starts_with("--command"))
+                    {
                         None
                     } else {
                         Some(skip_opts(argv, a, b"wE", &["timeout", "conflict-exit-code"]) + 1)
                     }
                 }
                 "xargs" => {
-                    let j = skip_opts(argv, a, b"adEILnPs", &["arg-file", "delimiter", "max-args", "max-procs", "max-chars", "max-lines", "process-slot-var"]);
+                    let j = skip_opts(
+                        argv,
+                        a,
+                        b"adEILnPs",
+                        &[
+                            "arg-file",
+                            "delimiter",
+                            "max-args",
+                            "max-procs",
+                            "max-chars",
+                            "max-lines",
+                            "process-slot-var",
+                        ],
+                    );
                     if j < argv.len() {
                         *xargs = true;
                     }
@@ -569,7 +753,15 @@ impl Walker<'_> {
         i
     }
 
-    fn emit(&mut self, argv: Vec<AW>, i0: usize, redirects: Vec<Redirect>, ctx: &mut Ctx, stdin: Option<Stdin>, extra_via: Option<&str>) -> Option<usize> {
+    fn emit(
+        &mut self,
+        argv: Vec<AW>,
+        i0: usize,
+        redirects: Vec<Redirect>,
+        ctx: &mut Ctx,
+        stdin: Option<Stdin>,
+        extra_via: Option<&str>,
+    ) -> Option<usize> {
         let mut via = ctx.via.clone();
         if let Some(v) = extra_via {
             via.push(v.to_string());
@@ -598,17 +790,38 @@ impl Walker<'_> {
         };
         let mut args = Vec::with_capacity(it.len() + xargs as usize);
         for a in it {
-            let path = if a.dynamic { None } else { arg_path(&a.text, cwd.as_deref(), self.home) };
-            args.push(Arg { text: a.text, path, dynamic: a.dynamic });
+            let path = if a.dynamic {
+                None
+            } else {
+                arg_path(&a.text, cwd.as_deref(), self.home)
+            };
+            args.push(Arg {
+                text: a.text,
+                path,
+                dynamic: a.dynamic,
+            });
         }
         if xargs {
-            args.push(Arg { text: "…".to_string(), path: None, dynamic: true });
+            args.push(Arg {
+                text: "…".to_string(),
+                path: None,
+                dynamic: true,
+            });
         }
         if dynamic_program {
             self.out.dynamic = true;
         }
         let idx = self.out.commands.len();
-        self.out.commands.push(SimpleCommand { program, args, redirects, dynamic_program, nested_dynamic: false, depth: ctx.depth, cwd, via });
+        self.out.commands.push(SimpleCommand {
+            program,
+            args,
+            redirects,
+            dynamic_program,
+            nested_dynamic: false,
+            depth: ctx.depth,
+            cwd,
+            via,
+        });
         self.special(idx, ctx, stdin);
         Some(idx)
     }
@@ -621,10 +834,14 @@ impl Walker<'_> {
             if c.dynamic_program {
                 Act::None
             } else if p == "cd" || p == "pushd" {
-                let t = args.iter().find(|a| !(a.text.starts_with('-') && a.text.len() > 1));
+                let t = args
+                    .iter()
+                    .find(|a| !(a.text.starts_with('-') && a.text.len() > 1));
                 Act::Cd(match t {
                     None => Some(self.home.unwrap_or("~").to_string()),
-                    Some(a) if a.dynamic || a.text == "-" || a.text.contains(['*', '?', '[']) => None,
+                    Some(a) if a.dynamic || a.text == "-" || a.text.contains(['*', '?', '[']) => {
+                        None
+                    }
                     Some(a) => normalize(&a.text, c.cwd.as_deref(), self.home),
                 })
             } else if SHELLS.contains(&p) {
@@ -641,7 +858,11 @@ impl Walker<'_> {
                         break;
                     }
                     if t.starts_with("--") {
-                        k += if t == "--rcfile" || t == "--init-file" { 2 } else { 1 };
+                        k += if t == "--rcfile" || t == "--init-file" {
+                            2
+                        } else {
+                            1
+                        };
                         continue;
                     }
                     if (t.starts_with('-') || t.starts_with('+')) && t.len() > 1 {
@@ -658,11 +879,19 @@ impl Walker<'_> {
                 }
                 if has_c {
                     match args.get(k) {
-                        Some(a) => Act::Script { text: a.text.clone(), dynamic: a.dynamic, label: format!("{p} -c"), remote: false },
+                        Some(a) => Act::Script {
+                            text: a.text.clone(),
+                            dynamic: a.dynamic,
+                            label: format!("{p} -c"),
+                            remote: false,
+                        },
                         None => Act::None,
                     }
                 } else if stdin_mode || k >= args.len() {
-                    Act::Stdin { label: format!("{p} <<"), remote: false }
+                    Act::Stdin {
+                        label: format!("{p} <<"),
+                        remote: false,
+                    }
                 } else {
                     Act::None
                 }
@@ -670,7 +899,12 @@ impl Walker<'_> {
                 match p {
                     "eval" => {
                         let (text, dynamic) = join(args);
-                        Act::Script { text, dynamic, label: "eval".into(), remote: false }
+                        Act::Script {
+                            text,
+                            dynamic,
+                            label: "eval".into(),
+                            remote: false,
+                        }
                     }
                     "su" => {
                         let mut found = None;
@@ -692,7 +926,12 @@ impl Walker<'_> {
                             k += 1;
                         }
                         match found {
-                            Some(a) => Act::Script { text: a.text.clone(), dynamic: a.dynamic, label: "su -c".into(), remote: false },
+                            Some(a) => Act::Script {
+                                text: a.text.clone(),
+                                dynamic: a.dynamic,
+                                label: "su -c".into(),
+                                remote: false,
+                            },
                             None => Act::None,
                         }
                     }
@@ -700,9 +939,17 @@ impl Walker<'_> {
                         let j = skip_opts(args, 0, b"BbcDEeFIiJLlmOoPpQRSWw", &[]);
                         if j + 1 < args.len() {
                             let (text, dynamic) = join(&args[j + 1..]);
-                            Act::Script { text, dynamic, label: "ssh".into(), remote: true }
+                            Act::Script {
+                                text,
+                                dynamic,
+                                label: "ssh".into(),
+                                remote: true,
+                            }
                         } else if j < args.len() {
-                            Act::Stdin { label: "ssh".into(), remote: true }
+                            Act::Stdin {
+                                label: "ssh".into(),
+                                remote: true,
+                            }
                         } else {
                             Act::None
                         }
@@ -710,28 +957,76 @@ impl Walker<'_> {
                     "watch" => {
                         let j = skip_opts(args, 0, b"nq", &["interval", "equexit"]);
                         let (text, dynamic) = join(&args[j.min(args.len())..]);
-                        Act::Script { text, dynamic, label: "watch".into(), remote: false }
+                        Act::Script {
+                            text,
+                            dynamic,
+                            label: "watch".into(),
+                            remote: false,
+                        }
                     }
                     "parallel" => {
-                        let j = skip_opts(args, 0, b"jSnNLPIadEC", &["jobs", "sshlogin", "max-args", "max-replace-args", "max-lines", "arg-file", "delimiter", "colsep", "results", "joblog", "workdir", "tmpdir", "eof", "timeout", "retries", "delay", "memfree", "load"]);
-                        let end = args.iter().position(|a| a.text.starts_with(":::")).unwrap_or(args.len()).max(j.min(args.len()));
+                        let j = skip_opts(
+                            args,
+                            0,
+                            b"jSnNLPIadEC",
+                            &[
+                                "jobs",
+                                "sshlogin",
+                                "max-args",
+                                "max-replace-args",
+                                "max-lines",
+                                "arg-file",
+                                "delimiter",
+                                "colsep",
+                                "results",
+                                "joblog",
+                                "workdir",
+                                "tmpdir",
+                                "eof",
+                                "timeout",
+                                "retries",
+                                "delay",
+                                "memfree",
+                                "load",
+                            ],
+                        );
+                        let end = args
+                            .iter()
+                            .position(|a| a.text.starts_with(":::"))
+                            .unwrap_or(args.len())
+                            .max(j.min(args.len()));
                         let (text, dynamic) = join(&args[j.min(end)..end]);
                         if text.is_empty() {
-                            Act::Script { text, dynamic: true, label: "parallel".into(), remote: false }
+                            Act::Script {
+                                text,
+                                dynamic: true,
+                                label: "parallel".into(),
+                                remote: false,
+                            }
                         } else {
-                            Act::Script { text, dynamic, label: "parallel".into(), remote: false }
+                            Act::Script {
+                                text,
+                                dynamic,
+                                label: "parallel".into(),
+                                remote: false,
+                            }
                         }
                     }
                     "env" | "flock" => {
                         let mut found = None;
                         for (k, a) in args.iter().enumerate() {
                             let t = a.text.as_str();
-                            let (short, long) = if p == "env" { ("-S", "--split-string") } else { ("-c", "--command") };
+                            let (short, long) = if p == "env" {
+                                ("-S", "--split-string")
+                            } else {
+                                ("-c", "--command")
+                            };
                             if t == short || t == long {
                                 found = args.get(k + 1).map(|a| (a.text.clone(), a.dynamic));
                                 break;
                             }
-                            if let Some(v) = t.strip_prefix(long).and_then(|v| v.strip_prefix('=')) {
+                            if let Some(v) = t.strip_prefix(long).and_then(|v| v.strip_prefix('='))
+                            {
                                 found = Some((v.to_string(), a.dynamic));
                                 break;
                             }
@@ -741,7 +1036,12 @@ impl Walker<'_> {
                             }
                         }
                         match found {
-                            Some((text, dynamic)) => Act::Script { text, dynamic, label: format!("{p} {}", if p == "env" { "-S" } else { "-c" }), remote: false },
+                            Some((text, dynamic)) => Act::Script {
+                                text,
+                                dynamic,
+                                label: format!("{p} {}", if p == "env" { "-S" } else { "-c" }),
+                                remote: false,
+                            },
                             None => Act::None,
                         }
                     }
@@ -749,12 +1049,21 @@ impl Walker<'_> {
                         let mut v = Vec::new();
                         let mut k = 0;
                         while k < args.len() {
-                            if matches!(args[k].text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+                            if matches!(
+                                args[k].text.as_str(),
+                                "-exec" | "-execdir" | "-ok" | "-okdir"
+                            ) {
                                 let mut seg = Vec::new();
                                 k += 1;
-                                while k < args.len() && !(args[k].text == ";" || args[k].text == "+") {
+                                while k < args.len()
+                                    && !(args[k].text == ";" || args[k].text == "+")
+                                {
                                     let a = &args[k];
-                                    seg.push(AW { text: a.text.clone(), dynamic: a.dynamic || a.text.contains("{}"), assign: false });
+                                    seg.push(AW {
+                                        text: a.text.clone(),
+                                        dynamic: a.dynamic || a.text.contains("{}"),
+                                        assign: false,
+                                    });
                                     k += 1;
                                 }
                                 if !seg.is_empty() {
@@ -763,19 +1072,48 @@ impl Walker<'_> {
                             }
                             k += 1;
                         }
-                        if v.is_empty() { Act::None } else { Act::Exec(v, "find -exec") }
-                    }
-                    "kubectl" | "oc" if c.subcommand() == Some("exec") => match args.iter().position(|a| a.text == "--" && !a.dynamic) {
-                        Some(k) if k + 1 < args.len() => {
-                            Act::Exec(vec![args[k + 1..].iter().map(|a| AW { text: a.text.clone(), dynamic: a.dynamic, assign: false }).collect()], "kubectl exec")
+                        if v.is_empty() {
+                            Act::None
+                        } else {
+                            Act::Exec(v, "find -exec")
                         }
-                        _ => Act::None,
-                    },
+                    }
+                    "kubectl" | "oc" if c.subcommand() == Some("exec") => {
+                        match args.iter().position(|a| a.text == "--" && !a.dynamic) {
+                            Some(k) if k + 1 < args.len() => Act::Exec(
+                                vec![args[k + 1..]
+                                    .iter()
+                                    .map(|a| AW {
+                                        text: a.text.clone(),
+                                        dynamic: a.dynamic,
+                                        assign: false,
+                                    })
+                                    .collect()],
+                                "kubectl exec",
+                            ),
+                            _ => Act::None,
+                        }
+                    }
                     "docker" | "podman" if c.subcommand() == Some("exec") => {
                         let e = args.iter().position(|a| a.text == "exec").unwrap_or(0);
-                        let j = skip_opts(args, e + 1, b"euw", &["env", "user", "workdir", "env-file", "detach-keys"]) + 1;
+                        let j = skip_opts(
+                            args,
+                            e + 1,
+                            b"euw",
+                            &["env", "user", "workdir", "env-file", "detach-keys"],
+                        ) + 1;
                         if j < args.len() {
-                            Act::Exec(vec![args[j..].iter().map(|a| AW { text: a.text.clone(), dynamic: a.dynamic, assign: false }).collect()], "docker exec")
+                            Act::Exec(
+                                vec![args[j..]
+                                    .iter()
+                                    .map(|a| AW {
+                                        text: a.text.clone(),
+                                        dynamic: a.dynamic,
+                                        assign: false,
+                                    })
+                                    .collect()],
+                                "docker exec",
+                            )
                         } else {
                             Act::None
                         }
@@ -787,7 +1125,12 @@ impl Walker<'_> {
         match act {
             Act::None => {}
             Act::Cd(c) => ctx.cwd = c,
-            Act::Script { text, dynamic, label, remote } => {
+            Act::Script {
+                text,
+                dynamic,
+                label,
+                remote,
+            } => {
                 if dynamic {
                     self.out.commands[idx].nested_dynamic = true;
                     self.out.dynamic = true;
@@ -813,7 +1156,11 @@ impl Walker<'_> {
                     self.out.dynamic = true;
                     return;
                 }
-                let mut c2 = Ctx { depth: ctx.depth + 1, cwd: self.out.commands[idx].cwd.clone(), via: self.out.commands[idx].via.clone() };
+                let mut c2 = Ctx {
+                    depth: ctx.depth + 1,
+                    cwd: self.out.commands[idx].cwd.clone(),
+                    via: self.out.commands[idx].via.clone(),
+                };
                 for seg in segs {
                     let remote = label != "find -exec";
                     if remote {
@@ -834,8 +1181,16 @@ impl Walker<'_> {
         let h = &self.out.commands[host];
         let mut via = h.via.clone();
         via.push(label);
-        let cwd = if remote { Some(self.home.unwrap_or("~").to_string()) } else { h.cwd.clone() };
-        let mut c2 = Ctx { depth: ctx.depth + 1, cwd, via };
+        let cwd = if remote {
+            Some(self.home.unwrap_or("~").to_string())
+        } else {
+            h.cwd.clone()
+        };
+        let mut c2 = Ctx {
+            depth: ctx.depth + 1,
+            cwd,
+            via,
+        };
         let io = self.script(text, &mut c2);
         for hd in io.heads.iter() {
             self.edge(host, hd);

@@ -465,9 +465,9 @@ pub enum Operand {
     Regex(RegexLit),
 }
 
-/// A scalar literal.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+/// A scalar literal. In YAML/JSON it is the bare value; in binary formats
+/// (the compiled-policy cache) it is tagged, as those cannot guess a type.
+#[derive(Clone, Debug, PartialEq)]
 pub enum Scalar {
     /// `null`
     Null,
@@ -477,6 +477,64 @@ pub enum Scalar {
     Num(serde_json::Number),
     /// A string.
     Str(String),
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum BareScalar {
+    Null(()),
+    Bool(bool),
+    Num(serde_json::Number),
+    Str(String),
+}
+
+#[derive(Serialize, Deserialize)]
+enum TaggedScalar {
+    Null,
+    Bool(bool),
+    Num(String),
+    Str(String),
+}
+
+impl Serialize for Scalar {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() {
+            match self {
+                Scalar::Null => s.serialize_unit(),
+                Scalar::Bool(b) => s.serialize_bool(*b),
+                Scalar::Num(n) => n.serialize(s),
+                Scalar::Str(x) => s.serialize_str(x),
+            }
+        } else {
+            match self {
+                Scalar::Null => TaggedScalar::Null,
+                Scalar::Bool(b) => TaggedScalar::Bool(*b),
+                Scalar::Num(n) => TaggedScalar::Num(n.to_string()),
+                Scalar::Str(x) => TaggedScalar::Str(x.clone()),
+            }
+            .serialize(s)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if d.is_human_readable() {
+            Ok(match BareScalar::deserialize(d)? {
+                BareScalar::Null(()) => Scalar::Null,
+                BareScalar::Bool(b) => Scalar::Bool(b),
+                BareScalar::Num(n) => Scalar::Num(n),
+                BareScalar::Str(s) => Scalar::Str(s),
+            })
+        } else {
+            Ok(match TaggedScalar::deserialize(d)? {
+                TaggedScalar::Null => Scalar::Null,
+                TaggedScalar::Bool(b) => Scalar::Bool(b),
+                TaggedScalar::Num(n) => Scalar::Num(n.parse().map_err(serde::de::Error::custom)?),
+                TaggedScalar::Str(s) => Scalar::Str(s),
+            })
+        }
+    }
 }
 
 impl Scalar {
@@ -592,7 +650,8 @@ impl Serialize for FieldPath {
 impl<'de> Deserialize<'de> for FieldPath {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
-        FieldPath::parse(&text).ok_or_else(|| serde::de::Error::custom(format!("malformed field path `{text}`")))
+        FieldPath::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("malformed field path `{text}`")))
     }
 }
 
@@ -617,7 +676,12 @@ mod tests {
 
     #[test]
     fn field_paths_round_trip() {
-        for p in ["tool", "args.command", "args.edits[0].path", "extra.a[1][2].b-c"] {
+        for p in [
+            "tool",
+            "args.command",
+            "args.edits[0].path",
+            "extra.a[1][2].b-c",
+        ] {
             assert_eq!(FieldPath::parse(p).unwrap().to_string(), p);
         }
         for bad in ["", ".a", "a..b", "a[x]", "a[1"] {

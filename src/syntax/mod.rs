@@ -7,6 +7,28 @@ pub mod print;
 use crate::diag::{Diagnostic, SourceFile, Span};
 use std::sync::Arc;
 
+/// Parse a regex (flags inlined) into its syntax tree, in the mode policy
+/// regexes match in: ASCII (classes and case folding), unless the pattern
+/// only makes sense with Unicode (`\p{…}`), then Unicode. Matching
+/// (`compile`) and literal extraction (the prefilter) both use this mode.
+pub fn parse_regex(src: &str) -> Result<regex_syntax::hir::Hir, regex_syntax::Error> {
+    ascii_regex_parser()
+        .parse(src)
+        .or_else(|_| regex_syntax::Parser::new().parse(src))
+}
+
+fn ascii_regex_parser() -> regex_syntax::Parser {
+    regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+}
+
+/// True if a regex cannot be read in ASCII mode and needs Unicode.
+pub fn regex_needs_unicode(src: &str) -> bool {
+    ascii_regex_parser().parse(src).is_err()
+}
+
 /// The written forms a policy file can take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -38,14 +60,20 @@ impl Format {
 pub fn parse_file(file: &Arc<SourceFile>, format: Format) -> (ast::PolicyFile, Vec<Diagnostic>) {
     match format {
         Format::Warden => parser::parse(file),
-        Format::Yaml => data_result(file, from_yaml(&file.text).map_err(|e| {
-            let off = e.location().map_or(0, |l| l.index());
-            (off, e.to_string())
-        })),
-        Format::Json => data_result(file, serde_json::from_str(&file.text).map_err(|e| {
-            let off = offset_of(&file.text, e.line(), e.column());
-            (off, e.to_string())
-        })),
+        Format::Yaml => data_result(
+            file,
+            from_yaml(&file.text).map_err(|e| {
+                let off = e.location().map_or(0, |l| l.index());
+                (off, e.to_string())
+            }),
+        ),
+        Format::Json => data_result(
+            file,
+            serde_json::from_str(&file.text).map_err(|e| {
+                let off = offset_of(&file.text, e.line(), e.column());
+                (off, e.to_string())
+            }),
+        ),
     }
 }
 
@@ -60,7 +88,9 @@ pub fn to_yaml(tree: &ast::PolicyFile) -> Result<String, serde_yaml_ng::Error> {
 
 /// Read the YAML form of a tree.
 pub fn from_yaml(text: &str) -> Result<ast::PolicyFile, serde_yaml_ng::Error> {
-    serde_yaml_ng::with::singleton_map_recursive::deserialize(serde_yaml_ng::Deserializer::from_str(text))
+    serde_yaml_ng::with::singleton_map_recursive::deserialize(
+        serde_yaml_ng::Deserializer::from_str(text),
+    )
 }
 
 fn data_result(
@@ -70,14 +100,23 @@ fn data_result(
     match r {
         Ok(f) => (f, Vec::new()),
         Err((off, msg)) => {
-            let d = Diagnostic::error("syntax", file, Span::new(off, off + 1), format!("not a valid policy document: {msg}"))
-                .with_label("here");
+            let d = Diagnostic::error(
+                "syntax",
+                file,
+                Span::new(off, off + 1),
+                format!("not a valid policy document: {msg}"),
+            )
+            .with_label("here");
             (ast::PolicyFile::default(), vec![d])
         }
     }
 }
 
 fn offset_of(text: &str, line: usize, col: usize) -> usize {
-    let start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
     (start + col.saturating_sub(1)).min(text.len())
 }

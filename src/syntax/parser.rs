@@ -18,14 +18,21 @@ struct PolicyParser;
 /// diagnostics for what did not.
 pub fn parse(file: &Arc<SourceFile>) -> (PolicyFile, Vec<Diagnostic>) {
     let text = file.text.as_str();
-    let mut out = PolicyFile { items: Vec::new(), comments: collect_comments(text) };
+    let mut out = PolicyFile {
+        items: Vec::new(),
+        comments: collect_comments(text),
+    };
     let mut diags = Vec::new();
     let mut offset = 0;
     while offset < text.len() {
         let rest = &text[offset..];
         match PolicyParser::parse(Rule::file, rest) {
             Ok(mut pairs) => {
-                let b = Builder { file, offset, diags: &mut diags };
+                let b = Builder {
+                    file,
+                    offset,
+                    diags: &mut diags,
+                };
                 b.file(pairs.next().expect("file rule"), &mut out.items);
                 break;
             }
@@ -41,8 +48,14 @@ pub fn parse(file: &Arc<SourceFile>) -> (PolicyFile, Vec<Diagnostic>) {
                 // Parse the items before the error (they may be fine) from a truncated copy.
                 let item_start = last_item_start(text, offset, at);
                 if item_start > offset {
-                    if let Ok(mut pairs) = PolicyParser::parse(Rule::file, &text[offset..item_start]) {
-                        let b = Builder { file, offset, diags: &mut diags };
+                    if let Ok(mut pairs) =
+                        PolicyParser::parse(Rule::file, &text[offset..item_start])
+                    {
+                        let b = Builder {
+                            file,
+                            offset,
+                            diags: &mut diags,
+                        };
                         b.file(pairs.next().expect("file rule"), &mut out.items);
                     }
                 }
@@ -60,7 +73,10 @@ const ITEM_KEYWORDS: [&str; 5] = ["rule", "list", "define", "exempt", "pack"];
 
 fn line_starts_item(line: &str) -> bool {
     let t = line.trim_start();
-    ITEM_KEYWORDS.iter().any(|k| t.strip_prefix(k).is_some_and(|r| r.starts_with([' ', '\t'])))
+    ITEM_KEYWORDS.iter().any(|k| {
+        t.strip_prefix(k)
+            .is_some_and(|r| r.starts_with([' ', '\t']))
+    })
 }
 
 /// Byte offset of the first line after `at` that starts a top-level item.
@@ -93,7 +109,11 @@ fn last_item_start(text: &str, from: usize, at: usize) -> usize {
 fn token_end(text: &str, at: usize) -> usize {
     let rest = &text[at.min(text.len())..];
     let n = rest.find(|c: char| c.is_whitespace()).unwrap_or(rest.len());
-    let n = if n == 0 { rest.chars().next().map_or(0, char::len_utf8) } else { n };
+    let n = if n == 0 {
+        rest.chars().next().map_or(0, char::len_utf8)
+    } else {
+        n
+    };
     at + n
 }
 
@@ -190,7 +210,11 @@ fn describe(e: &pest::error::Error<Rule>, text: &str) -> (usize, String, Option<
     let found = match text[pos..].chars().next() {
         None => "end of file".to_string(),
         Some(_) => {
-            let tok: String = text[pos..].chars().take_while(|c| !c.is_whitespace()).take(20).collect();
+            let tok: String = text[pos..]
+                .chars()
+                .take_while(|c| !c.is_whitespace())
+                .take(20)
+                .collect();
             format!("`{tok}`")
         }
     };
@@ -215,7 +239,8 @@ fn unclosed_hint(text: &str, pos: usize) -> Option<String> {
     let line_start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
     let line = &text[line_start..pos];
     let quotes = line.bytes().filter(|&b| b == b'"').count() - line.matches("\\\"").count();
-    (quotes % 2 == 1).then(|| "a string is not closed on this line; strings end with `\"`".to_string())
+    (quotes % 2 == 1)
+        .then(|| "a string is not closed on this line; strings end with `\"`".to_string())
 }
 
 fn join_or(words: &[&str]) -> String {
@@ -243,7 +268,8 @@ impl Builder<'_> {
     }
 
     fn error(&mut self, span: Span, msg: String) {
-        self.diags.push(Diagnostic::error("syntax", self.file, span, msg).with_label("here"));
+        self.diags
+            .push(Diagnostic::error("syntax", self.file, span, msg).with_label("here"));
     }
 
     fn file(mut self, p: Pair<Rule>, items: &mut Vec<Item>) {
@@ -311,7 +337,9 @@ impl Builder<'_> {
             match kind {
                 Rule::description => {
                     let d = self.string(inner.next().expect("s"));
-                    self.once(&mut r.description, span, "description", |_| Spanned::new(d, span))
+                    self.once(&mut r.description, span, "description", |_| {
+                        Spanned::new(d, span)
+                    })
                 }
                 Rule::severity => {
                     let s = inner.next().expect("sev");
@@ -323,7 +351,9 @@ impl Builder<'_> {
                     let tags = tags.into_iter().map(|t| scalar_text(&t.node)).collect();
                     self.once(&mut r.tags, span, "tags", |_| Spanned::new(tags, span))
                 }
-                Rule::on_events => r.on.extend(inner.map(|e| self.spanned(&e, e.as_str().to_string()))),
+                Rule::on_events => {
+                    r.on.extend(inner.map(|e| self.spanned(&e, e.as_str().to_string())))
+                }
                 Rule::when_clause => {
                     let c = self.condition(inner.next().expect("cond"));
                     self.once(&mut r.when, span, "when", |_| c)
@@ -335,18 +365,26 @@ impl Builder<'_> {
                 Rule::block_action => {
                     let message = self.string(inner.next().expect("msg"));
                     let placeholder = inner.next().map(|p| self.string(p));
-                    r.actions.push(Spanned::new(Action::Block { message, placeholder }, span));
+                    r.actions.push(Spanned::new(
+                        Action::Block {
+                            message,
+                            placeholder,
+                        },
+                        span,
+                    ));
                 }
                 Rule::approve_action => {
                     let message = self.string(inner.next().expect("msg"));
                     let key = inner.next().map(|p| self.string(p));
-                    r.actions.push(Spanned::new(Action::Approve { message, key }, span));
+                    r.actions
+                        .push(Spanned::new(Action::Approve { message, key }, span));
                 }
                 Rule::modify_action => {
                     let f = inner.next().expect("field");
                     let field = self.field(f);
                     let value = self.expr(inner.next().expect("expr"));
-                    r.actions.push(Spanned::new(Action::Modify { field, value }, span));
+                    r.actions
+                        .push(Spanned::new(Action::Modify { field, value }, span));
                 }
                 Rule::context_action => {
                     let text = self.string(inner.next().expect("text"));
@@ -357,8 +395,13 @@ impl Builder<'_> {
                     let how = inner.next().expect("with");
                     let kind = how.as_rule();
                     let s = self.string(how.into_inner().next().expect("s"));
-                    let replace = if kind == Rule::redact_with { RedactReplace::With(s) } else { RedactReplace::Withhold(s) };
-                    r.actions.push(Spanned::new(Action::Redact { pattern, replace }, span));
+                    let replace = if kind == Rule::redact_with {
+                        RedactReplace::With(s)
+                    } else {
+                        RedactReplace::Withhold(s)
+                    };
+                    r.actions
+                        .push(Spanned::new(Action::Redact { pattern, replace }, span));
                 }
                 Rule::capture_opt => {
                     let n = inner.next().expect("n");
@@ -372,7 +415,9 @@ impl Builder<'_> {
                 }
                 Rule::keywords_opt => {
                     let list = self.list_lit(inner.next().expect("list"));
-                    r.options.keywords.extend(list.into_iter().map(|s| scalar_text(&s.node)));
+                    r.options
+                        .keywords
+                        .extend(list.into_iter().map(|s| scalar_text(&s.node)));
                 }
                 Rule::validate_opt => {
                     let v = inner.next().expect("v");
@@ -391,17 +436,30 @@ impl Builder<'_> {
                         r.options.allow_patterns.push(re);
                     } else {
                         let list = self.list_lit(a);
-                        r.options.allow.extend(list.into_iter().map(|s| scalar_text(&s.node)));
+                        r.options
+                            .allow
+                            .extend(list.into_iter().map(|s| scalar_text(&s.node)));
                     }
                 }
                 Rule::style_opt => {
                     let s = inner.next().expect("style");
                     let style = match s.as_rule() {
-                        Rule::style_prefix => Style::Prefix(s.into_inner().next().expect("n").as_str().parse().unwrap_or(4)),
-                        Rule::style_numbered => Style::Numbered(self.string(s.into_inner().next().expect("s"))),
+                        Rule::style_prefix => Style::Prefix(
+                            s.into_inner()
+                                .next()
+                                .expect("n")
+                                .as_str()
+                                .parse()
+                                .unwrap_or(4),
+                        ),
+                        Rule::style_numbered => {
+                            Style::Numbered(self.string(s.into_inner().next().expect("s")))
+                        }
                         _ => Style::Label,
                     };
-                    self.once(&mut r.options.style, span, "style", |_| Spanned::new(style, span))
+                    self.once(&mut r.options.style, span, "style", |_| {
+                        Spanned::new(style, span)
+                    })
                 }
                 Rule::keys_opt => r.options.keys = true,
                 _ => {}
@@ -411,15 +469,26 @@ impl Builder<'_> {
     }
 
     /// Set a once-only rule entry, reporting a duplicate.
-    fn once<T>(&mut self, slot: &mut Option<T>, span: Span, what: &str, make: impl FnOnce(&mut Self) -> T) {
+    fn once<T>(
+        &mut self,
+        slot: &mut Option<T>,
+        span: Span,
+        what: &str,
+        make: impl FnOnce(&mut Self) -> T,
+    ) {
         if slot.is_some() {
             self.diags.push(
-                Diagnostic::error("duplicate-entry", self.file, span, format!("`{what}` is given twice in this rule"))
-                    .with_label("second one here")
-                    .with_help(match what {
-                        "when" | "unless" => "combine the conditions with `and` / `or`".to_string(),
-                        _ => format!("keep one `{what}`"),
-                    }),
+                Diagnostic::error(
+                    "duplicate-entry",
+                    self.file,
+                    span,
+                    format!("`{what}` is given twice in this rule"),
+                )
+                .with_label("second one here")
+                .with_help(match what {
+                    "when" | "unless" => "combine the conditions with `and` / `or`".to_string(),
+                    _ => format!("keep one `{what}`"),
+                }),
             );
         } else {
             *slot = Some(make(self));
@@ -440,7 +509,12 @@ impl Builder<'_> {
                 _ => {}
             }
         }
-        Exempt { rule: rule.expect("rule pattern"), when, because, until }
+        Exempt {
+            rule: rule.expect("rule pattern"),
+            when,
+            because,
+            until,
+        }
     }
 
     fn condition(&mut self, p: Pair<Rule>) -> Cond {
@@ -503,7 +577,12 @@ impl Builder<'_> {
                 let span = self.span(&o);
                 let operand = Spanned::new(self.operand(o), span);
                 let nocase = it.next().is_some();
-                Cond::Compare(Compare { field, op, operand, nocase })
+                Cond::Compare(Compare {
+                    field,
+                    op,
+                    operand,
+                    nocase,
+                })
             }
             other => unreachable!("unexpected condition node {other:?}"),
         }
@@ -518,7 +597,9 @@ impl Builder<'_> {
                     return ShellPred::Unknown;
                 }
                 let programs = self.words(first);
-                let with = it.map(|q| self.qual(q.into_inner().next().expect("qual"))).collect();
+                let with = it
+                    .map(|q| self.qual(q.into_inner().next().expect("qual")))
+                    .collect();
                 ShellPred::Command { programs, with }
             }
             Rule::shell_pipe => {
@@ -532,9 +613,15 @@ impl Builder<'_> {
                 let is_under = t.as_rule() == Rule::redir_under;
                 let o = self.operand(t.into_inner().next().expect("target"));
                 if is_under {
-                    ShellPred::Redirect { under: Some(o), glob: None }
+                    ShellPred::Redirect {
+                        under: Some(o),
+                        glob: None,
+                    }
                 } else {
-                    ShellPred::Redirect { under: None, glob: Some(o) }
+                    ShellPred::Redirect {
+                        under: None,
+                        glob: Some(o),
+                    }
                 }
             }
         }
@@ -553,14 +640,22 @@ impl Builder<'_> {
             Rule::q_flag => ShellQual::Flag(self.word(inner)),
             Rule::q_subcommand => ShellQual::Subcommand(self.words(inner)),
             _ => match inner.as_rule() {
-                Rule::arg_under => ShellQual::ArgUnder(self.operand(inner.into_inner().next().expect("t"))),
-                Rule::arg_is => ShellQual::ArgIs(self.operand(inner.into_inner().next().expect("t"))),
+                Rule::arg_under => {
+                    ShellQual::ArgUnder(self.operand(inner.into_inner().next().expect("t")))
+                }
+                Rule::arg_is => {
+                    ShellQual::ArgIs(self.operand(inner.into_inner().next().expect("t")))
+                }
                 _ => {
                     let mut it = inner.into_inner();
                     let op = parse_op(it.next().expect("op").as_str());
                     let operand = self.operand(it.next().expect("operand"));
                     let nocase = it.next().is_some();
-                    ShellQual::Arg { op, operand, nocase }
+                    ShellQual::Arg {
+                        op,
+                        operand,
+                        nocase,
+                    }
                 }
             },
         }
@@ -589,7 +684,9 @@ impl Builder<'_> {
             Rule::list_lit => Operand::List(self.list_lit(p).into_iter().map(|s| s.node).collect()),
             Rule::list_ref | Rule::field => {
                 let text = p.as_str();
-                Operand::Name(FieldPath::parse(text).unwrap_or(FieldPath { segments: vec![Segment::Key(text.into())] }))
+                Operand::Name(FieldPath::parse(text).unwrap_or(FieldPath {
+                    segments: vec![Segment::Key(text.into())],
+                }))
             }
             _ => Operand::Value(self.scalar(p)),
         }
@@ -603,7 +700,11 @@ impl Builder<'_> {
                 let input = Box::new(self.expr(it.next().expect("input")));
                 let pattern = self.regex(it.next().expect("re"));
                 let with = self.string(it.next().expect("with"));
-                Expr::Replace { input, pattern, with }
+                Expr::Replace {
+                    input,
+                    pattern,
+                    with,
+                }
             }
             Rule::field => Expr::Field(self.field(inner)),
             _ => Expr::Value(self.scalar(inner)),
@@ -629,10 +730,12 @@ impl Builder<'_> {
     }
 
     fn list_lit(&mut self, p: Pair<Rule>) -> Vec<Spanned<Scalar>> {
-        p.into_inner().map(|s| {
-            let v = self.scalar(s.clone());
-            self.spanned(&s, v)
-        }).collect()
+        p.into_inner()
+            .map(|s| {
+                let v = self.scalar(s.clone());
+                self.spanned(&s, v)
+            })
+            .collect()
     }
 
     fn scalar(&mut self, p: Pair<Rule>) -> Scalar {
@@ -686,9 +789,16 @@ impl Builder<'_> {
     fn regex(&mut self, p: Pair<Rule>) -> RegexLit {
         let mut it = p.into_inner();
         let body = it.next().expect("body");
-        let flags = it.next().map(|f| f.as_str().to_string()).unwrap_or_default();
+        let flags = it
+            .next()
+            .map(|f| f.as_str().to_string())
+            .unwrap_or_default();
         let span = self.span(&body);
-        RegexLit { pattern: unescape_slash(body.as_str()), flags, span }
+        RegexLit {
+            pattern: unescape_slash(body.as_str()),
+            flags,
+            span,
+        }
     }
 }
 
@@ -754,7 +864,10 @@ mod tests {
     use super::*;
 
     fn parse_str(text: &str) -> (PolicyFile, Vec<Diagnostic>) {
-        let f = Arc::new(SourceFile { path: "t.warden".into(), text: text.into() });
+        let f = Arc::new(SourceFile {
+            path: "t.warden".into(),
+            text: text.into(),
+        });
         parse(&f)
     }
 
@@ -788,8 +901,12 @@ exempt git.force_push when args.command contains "--force-with-lease" because "o
     fn precedence_is_not_and_or() {
         let (f, d) = parse_str("define x = not a and b or c");
         assert!(d.is_empty(), "{d:?}");
-        let Item::Define(def) = &f.items[0] else { panic!() };
-        let Cond::Or(parts) = &def.condition else { panic!("{:?}", def.condition) };
+        let Item::Define(def) = &f.items[0] else {
+            panic!()
+        };
+        let Cond::Or(parts) = &def.condition else {
+            panic!("{:?}", def.condition)
+        };
         assert!(matches!(&parts[0], Cond::And(a) if matches!(a[0], Cond::Not(_))));
     }
 
@@ -797,13 +914,17 @@ exempt git.force_push when args.command contains "--force-with-lease" because "o
     fn keywords_are_not_swallowed_by_names() {
         let (f, d) = parse_str("define x = android and order or notable");
         assert!(d.is_empty(), "{d:?}");
-        let Item::Define(def) = &f.items[0] else { panic!() };
+        let Item::Define(def) = &f.items[0] else {
+            panic!()
+        };
         assert!(matches!(&def.condition, Cond::Or(p) if p.len() == 2));
     }
 
     #[test]
     fn reports_errors_in_several_items() {
-        let (f, d) = parse_str("rule a { on pre_tool_call when tool == }\nlist ok = [\"x\"]\nrule b { when }\n");
+        let (f, d) = parse_str(
+            "rule a { on pre_tool_call when tool == }\nlist ok = [\"x\"]\nrule b { when }\n",
+        );
         assert_eq!(d.len(), 2, "{d:?}");
         assert_eq!(f.items.len(), 1);
         assert!(d[0].message.contains("expected"), "{}", d[0].message);
@@ -814,9 +935,15 @@ exempt git.force_push when args.command contains "--force-with-lease" because "o
         let (f, d) = parse_str("# head\ndefine x = args.p matches /a\\/b#c/i # tail\n");
         assert!(d.is_empty(), "{d:?}");
         assert_eq!(f.comments.len(), 2);
-        let Item::Define(def) = &f.items[0] else { panic!() };
-        let Cond::Compare(c) = &def.condition else { panic!() };
-        let Operand::Regex(re) = &c.operand.node else { panic!() };
+        let Item::Define(def) = &f.items[0] else {
+            panic!()
+        };
+        let Cond::Compare(c) = &def.condition else {
+            panic!()
+        };
+        let Operand::Regex(re) = &c.operand.node else {
+            panic!()
+        };
         assert_eq!(re.pattern, "a/b#c");
         assert_eq!(re.source(), "(?i)a/b#c");
     }
@@ -825,9 +952,16 @@ exempt git.force_push when args.command contains "--force-with-lease" because "o
     fn string_escapes() {
         let (f, d) = parse_str(r#"define x = args.a == "q\"\\n\n""#);
         assert!(d.is_empty());
-        let Item::Define(def) = &f.items[0] else { panic!() };
-        let Cond::Compare(c) = &def.condition else { panic!() };
-        assert_eq!(c.operand.node, Operand::Value(Scalar::Str("q\"\\n\n".into())));
+        let Item::Define(def) = &f.items[0] else {
+            panic!()
+        };
+        let Cond::Compare(c) = &def.condition else {
+            panic!()
+        };
+        assert_eq!(
+            c.operand.node,
+            Operand::Value(Scalar::Str("q\"\\n\n".into()))
+        );
         let (_, d) = parse_str(r#"define x = args.a == "\q""#);
         assert_eq!(d[0].code, "bad-escape");
     }

@@ -14,7 +14,11 @@ const WIDTH: usize = 80;
 
 /// Print a whole file.
 pub fn print(file: &PolicyFile) -> String {
-    let mut p = Printer { out: String::new(), comments: &file.comments, next_comment: 0 };
+    let mut p = Printer {
+        out: String::new(),
+        comments: &file.comments,
+        next_comment: 0,
+    };
     for (i, item) in file.items.iter().enumerate() {
         if i > 0 {
             p.out.push('\n');
@@ -23,7 +27,10 @@ pub fn print(file: &PolicyFile) -> String {
         p.item(item);
     }
     // Comments after the last item.
-    let rest: Vec<&String> = p.comments[p.next_comment..].iter().map(|(_, c)| c).collect();
+    let rest: Vec<&String> = p.comments[p.next_comment..]
+        .iter()
+        .map(|(_, c)| c)
+        .collect();
     if !rest.is_empty() {
         if !file.items.is_empty() {
             p.out.push('\n');
@@ -60,7 +67,8 @@ impl Printer<'_> {
     fn item(&mut self, item: &Item) {
         match item {
             Item::Pack(p) => {
-                self.out.push_str(&format!("pack {} version {}", p.name.node, p.version.node));
+                self.out
+                    .push_str(&format!("pack {} version {}", p.name.node, p.version.node));
                 if let Some(r) = &p.requires {
                     self.out.push_str(&format!(" requires warden {}", r.node));
                 }
@@ -68,7 +76,8 @@ impl Printer<'_> {
             }
             Item::List(l) => {
                 let vals: Vec<Scalar> = l.values.iter().map(|v| v.node.clone()).collect();
-                self.out.push_str(&format!("list {} = {}\n", l.name.node, list(&vals, 5)));
+                self.out
+                    .push_str(&format!("list {} = {}\n", l.name.node, list(&vals, 5)));
             }
             Item::Define(d) => {
                 self.out.push_str(&format!("define {} = ", d.name.node));
@@ -82,7 +91,8 @@ impl Printer<'_> {
                     self.out.push_str(" when ");
                     self.cond_block(w, 13 + e.rule.node.len(), "  ");
                 }
-                self.out.push_str(&format!(" because {}", string(&e.because)));
+                self.out
+                    .push_str(&format!(" because {}", string(&e.because)));
                 if let Some(u) = &e.until {
                     self.out.push_str(&format!(" until {}", u.node));
                 }
@@ -103,7 +113,10 @@ impl Printer<'_> {
     fn rule(&mut self, r: &Rule) {
         self.out.push_str(&format!("rule {} {{\n", r.id.node));
         if let Some(d) = &r.description {
-            self.entry(Some(d.span.start), &format!("description {}", string(&d.node)));
+            self.entry(
+                Some(d.span.start),
+                &format!("description {}", string(&d.node)),
+            );
         }
         if let Some(s) = &r.severity {
             self.entry(Some(s.span.start), &format!("severity {}", s.node));
@@ -114,7 +127,10 @@ impl Printer<'_> {
         }
         if !r.on.is_empty() {
             let names: Vec<&str> = r.on.iter().map(|e| e.node.as_str()).collect();
-            self.entry(Some(r.on[0].span.start), &format!("on {}", names.join(", ")));
+            self.entry(
+                Some(r.on[0].span.start),
+                &format!("on {}", names.join(", ")),
+            );
         }
         for (kw, c) in [("when", &r.when), ("unless", &r.unless)] {
             if let Some(c) = c {
@@ -179,7 +195,11 @@ impl Printer<'_> {
         }
         match c {
             Cond::And(parts) | Cond::Or(parts) => {
-                let (kw, prec) = if matches!(c, Cond::And(_)) { ("and", 2) } else { ("or", 1) };
+                let (kw, prec) = if matches!(c, Cond::And(_)) {
+                    ("and", 2)
+                } else {
+                    ("or", 1)
+                };
                 for (i, p) in parts.iter().enumerate() {
                     if i > 0 {
                         self.out.push('\n');
@@ -233,8 +253,16 @@ fn child(c: &Cond, parent: u8) -> String {
 /// A condition on one line.
 pub fn cond(c: &Cond, _parent: u8) -> String {
     match c {
-        Cond::And(v) => v.iter().map(|c| child(c, 2)).collect::<Vec<_>>().join(" and "),
-        Cond::Or(v) => v.iter().map(|c| child(c, 1)).collect::<Vec<_>>().join(" or "),
+        Cond::And(v) => v
+            .iter()
+            .map(|c| child(c, 2))
+            .collect::<Vec<_>>()
+            .join(" and "),
+        Cond::Or(v) => v
+            .iter()
+            .map(|c| child(c, 1))
+            .collect::<Vec<_>>()
+            .join(" or "),
         Cond::Not(inner) => {
             let p = prec(inner);
             if p < 3 {
@@ -249,7 +277,12 @@ pub fn cond(c: &Cond, _parent: u8) -> String {
         Cond::Under(u) => format!("path({}) under {}", u.field.node, operand(&u.target.node)),
         Cond::Shell(s) => shell(&s.node),
         Cond::Compare(c) => {
-            let mut s = format!("{} {} {}", c.field.node, c.op.node.as_str(), operand(&c.operand.node));
+            let mut s = format!(
+                "{} {} {}",
+                c.field.node,
+                c.op.node.as_str(),
+                operand(&c.operand.node)
+            );
             if c.nocase {
                 s.push_str(" nocase");
             }
@@ -273,8 +306,17 @@ fn shell(p: &ShellPred) -> String {
                     ShellQual::DynamicArgs => "dynamic_args".into(),
                     ShellQual::ArgUnder(o) => format!("arg under {}", operand(o)),
                     ShellQual::ArgIs(o) => format!("arg is {}", operand(o)),
-                    ShellQual::Arg { op, operand: o, nocase } => {
-                        format!("arg {} {}{}", op.as_str(), operand(o), if *nocase { " nocase" } else { "" })
+                    ShellQual::Arg {
+                        op,
+                        operand: o,
+                        nocase,
+                    } => {
+                        format!(
+                            "arg {} {}{}",
+                            op.as_str(),
+                            operand(o),
+                            if *nocase { " nocase" } else { "" }
+                        )
                     }
                 });
             }
@@ -293,14 +335,18 @@ fn words(w: &Words) -> String {
     match w {
         Words::Quoted(s) => string(s),
         Words::Bare(s) => s.clone(),
-        Words::List(v) => format!("[{}]", v.iter().map(|s| word(s)).collect::<Vec<_>>().join(", ")),
+        Words::List(v) => format!(
+            "[{}]",
+            v.iter().map(|s| word(s)).collect::<Vec<_>>().join(", ")
+        ),
     }
 }
 
 /// A word bare when it can be read back as one, else quoted.
 fn word(s: &str) -> String {
     let bare = !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-.*+/:".contains(c))
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.*+/:".contains(c))
         && !["with", "to", "unknown", "exists"].contains(&s);
     if bare {
         s.to_string()
@@ -320,7 +366,10 @@ fn operand(o: &Operand) -> String {
 
 fn action(a: &Action) -> String {
     match a {
-        Action::Block { message, placeholder } => {
+        Action::Block {
+            message,
+            placeholder,
+        } => {
             let mut s = format!("block {}", string(message));
             if let Some(p) = placeholder {
                 s.push_str(&format!(" placeholder {}", string(p)));
@@ -338,7 +387,9 @@ fn action(a: &Action) -> String {
         Action::Context { text } => format!("context {}", string(text)),
         Action::Redact { pattern, replace } => match replace {
             RedactReplace::With(s) => format!("redact {} with {}", regex(pattern), string(s)),
-            RedactReplace::Withhold(s) => format!("redact {} withhold {}", regex(pattern), string(s)),
+            RedactReplace::Withhold(s) => {
+                format!("redact {} withhold {}", regex(pattern), string(s))
+            }
         },
     }
 }
@@ -347,7 +398,16 @@ fn expr(e: &Expr) -> String {
     match e {
         Expr::Value(v) => scalar(v),
         Expr::Field(f) => f.node.to_string(),
-        Expr::Replace { input, pattern, with } => format!("replace({}, {}, {})", expr(input), regex(pattern), string(with)),
+        Expr::Replace {
+            input,
+            pattern,
+            with,
+        } => format!(
+            "replace({}, {}, {})",
+            expr(input),
+            regex(pattern),
+            string(with)
+        ),
     }
 }
 
@@ -443,7 +503,10 @@ mod tests {
     use std::sync::Arc;
 
     fn parse(text: &str) -> PolicyFile {
-        let f = Arc::new(SourceFile { path: "t.warden".into(), text: text.into() });
+        let f = Arc::new(SourceFile {
+            path: "t.warden".into(),
+            text: text.into(),
+        });
         let (tree, d) = crate::syntax::parser::parse(&f);
         assert!(d.is_empty(), "{d:?}\n{text}");
         tree

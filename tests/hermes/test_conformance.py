@@ -239,6 +239,20 @@ def test_fail_closed_on_missing_policy(hermes, sandbox, warden_bin):
     assert "does-not-exist.warden" in err or "polic" in err.lower(), f"block should name the cause: {err!r}"
 
 
+@pytest.mark.parametrize("bad_args", [["--polcy", POLICY], ["--policy", POLICY, "--host", "bogus"],
+                                      ["--policy", POLICY, "--deadline", "abc"]],
+                         ids=["misspelt-flag", "bad-host", "bad-deadline"])
+def test_fail_closed_on_bad_hook_arguments(hermes, sandbox, warden_bin, bad_args):
+    """A typo in the configured hook command is an error on pre_tool_call too (SPEC.md: "any error on
+    pre_tool_call -> block JSON naming the cause, exit 2"). 0.19.0 ignores exit codes, so a usage error
+    that only prints to stderr leaves stdout empty -> Hermes allows the call (fails open)."""
+    m = marker(sandbox)
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, *bad_args)), [
+        {"op": "call", "tool": "terminal", "args": {"command": cmd_allow(m)}},
+    ])
+    assert_blocked(res["steps"][0], m)
+
+
 @pytest.mark.parametrize("matcher", ["write_file|patch", "term"])
 def test_matcher_excludes_tool(hermes, sandbox, warden_bin, matcher):
     """Matcher is re.fullmatch on the tool name: excluded tool → hook never spawned → call runs."""
@@ -322,9 +336,11 @@ def test_audit_no_tearing_under_direct_stress(warden_bin, tmp_path):
 
 
 def test_pre_llm_call_block_is_ignored_by_0190(hermes, sandbox, warden_bin):
-    """0.19.0 has no pre_llm_call block: _parse_response keeps only `context`, so warden's
-    block (printed per SPEC.md) reaches Hermes as nothing at all; the turn goes ahead with the
-    user's text unchanged and no placeholder. Documented limitation, asserted so a change shows."""
+    """0.19.0 has no pre_llm_call block: _parse_response (shell_hooks.py:616) keeps only `context`,
+    so the `action: block` warden prints never reaches Hermes. The turn goes ahead and the user's
+    text -- customer id included -- is still sent to the model, with no placeholder. (At d5720e2 warden
+    also puts a `context` notice in the same object; 0.19.0 appends that notice to the user message.)
+    Documented limitation, asserted so a change in either side shows."""
     msg = "please refund cust-1234567 today"
     res = hermes.run({"pre_llm_call": [{"command": hook_command(warden_bin, "--policy", POLICY)}]}, [
         {"op": "pre_llm_call", "user_message": msg},

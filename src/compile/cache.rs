@@ -1,0 +1,195 @@
+//! The compiled-policy cache: a per-hook snapshot of the checked policy, so
+//! a hook process that evaluates one event skips parsing and checking (and
+//! the prefilter's regex literal extraction) entirely.
+//!
+//! * Keyed by a hash of the warden version and every source (path and
+//!   text); a changed policy or a new warden gets a new key.
+//! * One file per key and hook: `<dir>/<key>-<hook>.snapshot`, a header line
+//!   (magic, version, key, hook, checksum of the body) and a postcard body
+//!   (compact binary serde; several times faster to read than JSON).
+//! * Only the gating hooks (pre_tool_call, pre_llm_call) are cached: their
+//!   rules hold no redaction options, which the binary form cannot carry.
+//! * Written atomically (temp file in the same directory, then rename).
+//! * Verified on load: a header or checksum mismatch, or a body that does
+//!   not parse, is treated as a miss and rebuilt — never trusted.
+//! * Only policies that loaded without error are cached.
+//!
+//! The checksum detects corruption, not tampering: whoever can write the
+//! cache directory can as well write the policy files.
+
+use super::prefilter::Requirement;
+use crate::check::ir::CheckedPolicy;
+use crate::event::Hook;
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+const MAGIC: &str = "warden-snapshot-v2";
+
+/// Hooks whose snapshots are cached.
+pub const CACHED_HOOKS: [Hook; 2] = [Hook::PreToolCall, Hook::PreLlmCall];
+
+/// 64-bit FNV-1a, the cache's key and checksum.
+pub fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for &b in *p {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        // Separate parts so ("ab","c") and ("a","bc") differ.
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The cache key of a set of sources.
+pub fn key<'a>(sources: impl IntoIterator<Item = (&'a Path, &'a str)>) -> u64 {
+    let mut parts: Vec<&[u8]> = vec![env!("CARGO_PKG_VERSION").as_bytes()];
+    let sources: Vec<(&Path, &str)> = sources.into_iter().collect();
+    for (p, t) in &sources {
+        parts.push(p.as_os_str().as_encoded_bytes());
+        parts.push(t.as_bytes());
+    }
+    fnv1a(&parts)
+}
+
+/// The default cache directory: `$WARDEN_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/warden`, else `$HOME/.cache/warden`.
+pub fn default_dir() -> Option<PathBuf> {
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    env("WARDEN_CACHE_DIR")
+        .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("warden")))
+        .or_else(|| env("HOME").map(|h| h.join(".cache").join("warden")))
+}
+
+/// What a snapshot holds: the rules of one hook and their prefilter requirements.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct Snapshot {
+    pub(crate) policy: CheckedPolicy,
+    pub(crate) requirements: Vec<Option<Requirement>>,
+}
+
+fn file_name(key: u64, hook: Hook) -> String {
+    format!("{key:016x}-{}.snapshot", hook.name())
+}
+
+fn header(key: u64, hook: Hook, checksum: u64) -> String {
+    format!(
+        "{MAGIC} {} {key:016x} {} {checksum:016x}\n",
+        env!("CARGO_PKG_VERSION"),
+        hook.name()
+    )
+}
+
+/// Load a snapshot if a valid one exists.
+pub(crate) fn load(dir: &Path, key: u64, hook: Hook) -> Option<Snapshot> {
+    let data = std::fs::read(dir.join(file_name(key, hook))).ok()?;
+    let nl = data.iter().position(|&b| b == b'\n')?;
+    let (head, body) = (&data[..=nl], &data[nl + 1..]);
+    if head != header(key, hook, fnv1a(&[body])).as_bytes() {
+        return None;
+    }
+    postcard::from_bytes(body).ok()
+}
+
+/// Store a snapshot atomically. Errors are the caller's to ignore: a cache
+/// that cannot be written only costs speed.
+pub(crate) fn store(dir: &Path, key: u64, hook: Hook, snap: &Snapshot) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let body = postcard::to_stdvec(snap).map_err(std::io::Error::other)?;
+    let name = file_name(key, hook);
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all(header(key, hook, fnv1a(&[&body])).as_bytes())?;
+    f.write_all(&body)?;
+    f.sync_all().ok();
+    drop(f);
+    std::fs::rename(&tmp, dir.join(name)).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// The part of a checked policy one hook needs: its rules (decision rules,
+/// and redaction rules for transforms) and the exemptions that cover them.
+pub(crate) fn for_hook(policy: &CheckedPolicy, hook: Hook) -> CheckedPolicy {
+    let rules: Vec<_> = policy
+        .rules
+        .iter()
+        .filter(|r| r.hooks.contains(&hook))
+        .cloned()
+        .collect();
+    let exemptions = policy
+        .exemptions
+        .iter()
+        .filter(|e| rules.iter().any(|r| e.covers(&r.id)))
+        .cloned()
+        .collect();
+    CheckedPolicy {
+        rules,
+        exemptions,
+        packs: policy.packs.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corrupt_or_stale_snapshots_are_misses() {
+        let dir = tempfile::tempdir().unwrap();
+        let snap = Snapshot {
+            policy: CheckedPolicy::default(),
+            requirements: Vec::new(),
+        };
+        store(dir.path(), 7, Hook::PreToolCall, &snap).unwrap();
+        assert!(load(dir.path(), 7, Hook::PreToolCall).is_some());
+        assert!(load(dir.path(), 8, Hook::PreToolCall).is_none());
+        assert!(load(dir.path(), 7, Hook::PreLlmCall).is_none());
+        let path = dir.path().join(file_name(7, Hook::PreToolCall));
+        let mut data = std::fs::read(&path).unwrap();
+        let last = data.len() - 2;
+        data[last] ^= 1;
+        std::fs::write(&path, &data).unwrap();
+        assert!(
+            load(dir.path(), 7, Hook::PreToolCall).is_none(),
+            "a flipped byte must not load"
+        );
+        std::fs::write(&path, b"garbage").unwrap();
+        assert!(load(dir.path(), 7, Hook::PreToolCall).is_none());
+    }
+
+    #[test]
+    fn shipped_snapshots_round_trip() {
+        let p = crate::Policy::builtin().unwrap();
+        for hook in CACHED_HOOKS {
+            let part = for_hook(&p.checked, hook);
+            let snap = Snapshot {
+                policy: part.clone(),
+                requirements: Vec::new(),
+            };
+            let bytes = postcard::to_stdvec(&snap).unwrap();
+            let back: Snapshot = postcard::from_bytes(&bytes).unwrap();
+            assert_eq!(back.policy.rules.len(), part.rules.len());
+            for (a, b) in back.policy.rules.iter().zip(&part.rules) {
+                assert_eq!(
+                    (&a.id, &a.when, &a.unless, &a.action, &a.hooks),
+                    (&b.id, &b.when, &b.unless, &b.action, &b.hooks)
+                );
+                assert_eq!(a.origin.location(), b.origin.location());
+            }
+        }
+    }
+
+    #[test]
+    fn keys_separate_parts() {
+        assert_ne!(fnv1a(&[b"ab", b"c"]), fnv1a(&[b"a", b"bc"]));
+        assert_ne!(key([(Path::new("a"), "x")]), key([(Path::new("a"), "y")]));
+    }
+}

@@ -1,0 +1,119 @@
+//! Measured recall / false-alarm rate of the shipped packs on the labelled
+//! command corpus `tests/corpora/commands.tsv` (`label<TAB>category<TAB>command`).
+//!
+//! Every command is evaluated as a Hermes `terminal` pre_tool_call with cwd
+//! `/home/user/project` and HOME `/home/user`; block or approve counts as
+//! flagged. Asserts recall ≥ 95% on dangerous and false alarms ≤ 2% on
+//! harmless, and prints per-category numbers plus every miss and false alarm
+//! (`cargo test --test command_corpus -- --nocapture`).
+
+use std::collections::BTreeMap;
+use warden::{CompileOptions, Decision, Event, Policy};
+
+const CWD: &str = "/home/user/project";
+const HOME: &str = "/home/user";
+
+#[derive(Default)]
+struct Tally {
+    dangerous: usize,
+    caught: usize,
+    harmless: usize,
+    false_alarms: usize,
+}
+
+#[test]
+fn shipped_packs_on_command_corpus() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/corpora/commands.tsv"
+    ))
+    .expect("corpus");
+    let policy = Policy::builtin().expect("shipped packs load");
+    let set = policy
+        .compile_with(&CompileOptions {
+            home: Some(HOME.into()),
+            lazy: false,
+        })
+        .expect("shipped packs compile");
+
+    let mut per_cat: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut total = Tally::default();
+    let mut misses = Vec::new();
+    let mut false_alarms = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut parts = line.splitn(3, '\t');
+        let (Some(label), Some(cat), Some(cmd)) = (parts.next(), parts.next(), parts.next()) else {
+            panic!("line {}: expected label<TAB>category<TAB>command", n + 1)
+        };
+        if label == "label" {
+            continue;
+        }
+        let mut ev = Event::tool_call("terminal", serde_json::json!({ "command": cmd }));
+        ev.cwd = Some(CWD.into());
+        let v = set.evaluate(&ev);
+        let decided = match &v.decision {
+            Decision::Block { rule, .. } => Some(format!("block {rule}")),
+            Decision::Approve { rule, .. } => Some(format!("approve {rule}")),
+            _ => None,
+        };
+        let t = per_cat.entry(cat.to_string()).or_default();
+        match label {
+            "dangerous" => {
+                t.dangerous += 1;
+                total.dangerous += 1;
+                if decided.is_some() {
+                    t.caught += 1;
+                    total.caught += 1;
+                } else {
+                    misses.push(format!("  MISS  [{cat}] {cmd}"));
+                }
+            }
+            "harmless" => {
+                t.harmless += 1;
+                total.harmless += 1;
+                if let Some(d) = decided {
+                    t.false_alarms += 1;
+                    total.false_alarms += 1;
+                    false_alarms.push(format!("  FALSE [{cat}] {cmd}   ({d})"));
+                }
+            }
+            other => panic!("line {}: unknown label {other:?}", n + 1),
+        }
+    }
+
+    let pct = |a: usize, b: usize| {
+        if b == 0 {
+            0.0
+        } else {
+            100.0 * a as f64 / b as f64
+        }
+    };
+    println!("| category | recall (dangerous) | false alarms (harmless) |");
+    println!("|---|---|---|");
+    for (cat, t) in &per_cat {
+        println!(
+            "| {cat} | {}/{} = {:.1}% | {}/{} = {:.1}% |",
+            t.caught,
+            t.dangerous,
+            pct(t.caught, t.dangerous),
+            t.false_alarms,
+            t.harmless,
+            pct(t.false_alarms, t.harmless)
+        );
+    }
+    let recall = pct(total.caught, total.dangerous);
+    let far = pct(total.false_alarms, total.harmless);
+    println!(
+        "| **all** | {}/{} = {recall:.1}% | {}/{} = {far:.1}% |",
+        total.caught, total.dangerous, total.false_alarms, total.harmless
+    );
+    for m in misses.iter().chain(&false_alarms) {
+        println!("{m}");
+    }
+    assert!(total.dangerous > 0 && total.harmless > 0, "corpus is empty");
+    assert!(recall >= 95.0, "recall {recall:.1}% < 95%");
+    assert!(far <= 2.0, "false-alarm rate {far:.1}% > 2%");
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The whole test suite, as the README and .ci/run run it:
+#   1. cargo test: unit tests beside the code, integration tests in tests/ (CLI, golden
+#      diagnostics, differential property test, command corpus, tooling), doc tests;
+#   2. warden test: the shipped packs' own tests (policies/*.test.yaml), with coverage;
+#   3. SARIF output validated against the official SARIF 2.1.0 schema;
+#   4. conformance against the real Hermes Agent 0.19.0 (installed from PyPI into a cached venv).
+# Any failure stops the run with a non-zero exit.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+echo "== cargo test"
+cargo test --all-targets --quiet
+cargo test --doc --quiet
+
+echo "== warden test (shipped packs)"
+cargo build --quiet
+./target/debug/warden test policies/ --coverage
+
+echo "== SARIF schema"
+bash tests/sarif/validate.sh
+
+echo "== Hermes 0.19.0 conformance"
+WARDEN_BIN="$PWD/target/debug/warden" bash tests/hermes/run.sh
