@@ -1,48 +1,44 @@
-//! cargo bench --bench redact   (both shipped packs loaded; one thread)
+//! Redaction throughput with both shipped packs (secrets + pii) loaded, one thread.
+//!
+//! `cargo bench --bench redact`. Clean text is real Rust source from the local cargo
+//! registry plus synthetic log lines; dense text is the same with a secret sample (from
+//! the secrets pack's own tests) inserted every ~2 KB.
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use redact_dev::redact::*;
 use serde_json::Value;
+use warden::redact::Redactor;
 
-pub fn specs(packs: &[&str]) -> (Vec<DetectorSpec>, Vec<String>) {
-    let v: Value = serde_json::from_str(include_str!("../tests/fixtures/packs.json")).unwrap();
-    let mut out = Vec::new();
-    for pack in packs {
-        for r in v["packs"][pack].as_array().unwrap() {
-            let s = |k: &str| r[k].as_str().map(|x| x.to_string());
-            let list = |k: &str| {
-                r[k].as_array()
-                    .map(|a| a.iter().map(|x| x.as_str().unwrap().to_string()).collect())
-                    .unwrap_or_default()
-            };
-            let rep = if let Some(w) = s("withhold") {
-                Replacement::Withhold(w)
-            } else if let Some(st) = r["style"].as_array() {
-                Replacement::Numbered(st[1].as_str().unwrap().into())
-            } else {
-                Replacement::Label(s("label").unwrap())
-            };
-            let mut d = DetectorSpec::new(s("id").unwrap(), s("regex").unwrap(), rep);
-            d.capture = r["capture"].as_u64().map(|c| c as usize);
-            d.keywords = list("keywords");
-            d.validator = r["validator"]
-                .as_str()
-                .map(|v| Validator::from_name(v).unwrap());
-            d.min_entropy = r["min_entropy"].as_f64();
-            d.allow_values = list("allow");
-            d.allow_patterns = list("allow_re");
-            out.push(d);
-        }
-    }
-    let secrets: Vec<String> = v["tests"]["secrets"]
+/// The shipped packs' redactor for tool results, and the secret samples of their tests.
+fn shipped() -> (warden::MatcherSet, Vec<String>) {
+    let policy = warden::Policy::load(&["policies/secrets.warden", "policies/pii.warden"])
+        .expect("shipped packs load");
+    let set = policy
+        .compile_with(&warden::CompileOptions {
+            lazy: true,
+            home: None,
+        })
+        .expect("compile");
+    let tests: Value = serde_yaml_ng::from_str(
+        &std::fs::read_to_string("policies/secrets.test.yaml").expect("tests"),
+    )
+    .expect("yaml");
+    let secrets = tests["tests"]
         .as_array()
-        .unwrap()
+        .expect("tests")
         .iter()
         .filter(|c| {
-            c["redacted"].is_string() && !c["rules"][0].as_str().unwrap().contains("private_key")
+            c["expect"]["redacted"]
+                .as_str()
+                .is_some_and(|r| r != "unchanged")
         })
-        .map(|c| c["result"].as_str().unwrap().to_string())
+        .filter(|c| {
+            !c["expect"]["rules"][0]
+                .as_str()
+                .unwrap_or("")
+                .contains("private_key")
+        })
+        .filter_map(|c| c["result"].as_str().map(str::to_string))
         .collect();
-    (out, secrets)
+    (set, secrets)
 }
 
 /// ~4 MiB of real source text (the regex/aho-corasick crates' own sources) plus log lines.
@@ -82,11 +78,14 @@ pub fn clean_corpus() -> String {
 }
 
 fn bench(c: &mut Criterion) {
-    let (sp, secrets) = specs(&["secrets", "pii"]);
     let t0 = std::time::Instant::now();
-    let r = Redactor::new(sp).unwrap();
+    let (set, secrets) = shipped();
+    let r: &Redactor = set
+        .redactor(warden::Hook::TransformToolResult)
+        .expect("redactor")
+        .expect("rules");
     eprintln!(
-        "Redactor::new: {:?} ({} rules, {} keywordless)",
+        "load + Redactor::new: {:?} ({} rules, {} keywordless)",
         t0.elapsed(),
         r.len(),
         r.keywordless_rules()

@@ -10,6 +10,7 @@ use warden::{CompileOptions, Hook};
 const JSON_MAX: usize = 64 << 20;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(clippy::enum_variant_names)] // The names are Hermes's event names.
 pub(crate) enum Event {
     /// A tool's result.
     TransformToolResult,

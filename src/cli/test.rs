@@ -162,7 +162,7 @@ pub(crate) fn run(a: Args) -> i32 {
     for f in &files {
         for c in &f.cases {
             let r = testing::run_case(&set, &f.path, c);
-            if a.filter.as_deref().map_or(true, |s| c.name.contains(s)) {
+            if a.filter.as_deref().is_none_or(|s| c.name.contains(s)) {
                 results.push(r.clone());
             }
             all.push(r);

@@ -222,7 +222,7 @@ pub(crate) enum CTest {
     Shell(CShell),
     Detects {
         patterns: Vec<String>,
-        redactor: OnceLock<Option<Redactor>>,
+        redactor: Box<OnceLock<Option<Redactor>>>,
     },
 }
 
@@ -678,7 +678,7 @@ impl Builder {
             Test::Shell(st) => CTest::Shell(self.shell(st, origin)?),
             Test::Detects { patterns } => CTest::Detects {
                 patterns: patterns.clone(),
-                redactor: OnceLock::new(),
+                redactor: Box::default(),
             },
         })
     }

@@ -55,6 +55,9 @@ impl ProgramFilter {
     }
 }
 
+/// While building: one field's literals, their ids, and the rules per literal.
+type FieldLiterals = (Vec<String>, HashMap<String, usize>, Vec<Vec<u32>>);
+
 /// The prefilter of one hook.
 pub(crate) struct HookIndex {
     /// Program-name filter of shell predicates.
@@ -95,8 +98,7 @@ impl HookIndex {
         let words = set.rules.len().div_ceil(64);
         let mut base = vec![0u64; words];
         let mut unfiltered = Vec::new();
-        let mut by_field: HashMap<Field, (Vec<String>, HashMap<String, usize>, Vec<Vec<u32>>)> =
-            HashMap::new();
+        let mut by_field: HashMap<Field, FieldLiterals> = HashMap::new();
         let mut order: Vec<Field> = Vec::new();
         let mut programs = ProgramFilter::default();
         for (i, rule) in set.rules.iter().enumerate() {
@@ -268,7 +270,7 @@ fn shell_requirement(field: &Field, st: &ShellTest) -> Option<Requirement> {
     (!lits.is_empty()
         && lits.iter().all(|l| !l.trim_end_matches('*').is_empty())
         && lits.len() <= MAX_LITS)
-        .then(|| Requirement {
+        .then_some(Requirement {
             field: Field::ShellPrograms,
             lits,
         })

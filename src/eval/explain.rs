@@ -256,7 +256,7 @@ impl MatcherSet {
                     let ex = &self.exemptions[e as usize];
                     let w = ex.when.as_ref().map(|w| trace_node(&run, w));
                     // Like the evaluator: the first exemption that holds applies.
-                    let applies = !applied && w.as_ref().map_or(true, |w| w.value);
+                    let applies = !applied && w.as_ref().is_none_or(|w| w.value);
                     applied |= applies;
                     exemptions.push(ExemptionTrace {
                         location: ex.origin.location(),

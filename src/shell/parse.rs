@@ -242,7 +242,7 @@ impl<'s, 'b> Parser<'s, 'b> {
     fn at_word(&self, w: &str) -> bool {
         let w = w.as_bytes();
         self.s[self.pos..].starts_with(w)
-            && self.s.get(self.pos + w.len()).map_or(true, |&c| is_meta(c))
+            && self.s.get(self.pos + w.len()).is_none_or(|&c| is_meta(c))
     }
 
     fn at_end(&self, end: End) -> bool {

@@ -44,7 +44,9 @@ pub struct PolicyFile {
     pub comments: Vec<(usize, String)>,
 }
 
-/// One top-level item.
+/// One top-level item. (Rules dominate the size; a file holds tens to
+/// hundreds of items, built once, so boxing would only add indirection.)
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Item {

@@ -11,10 +11,11 @@ use std::sync::Arc;
 /// regexes match in: ASCII (classes and case folding), unless the pattern
 /// only makes sense with Unicode (`\p{…}`), then Unicode. Matching
 /// (`compile`) and literal extraction (the prefilter) both use this mode.
-pub fn parse_regex(src: &str) -> Result<regex_syntax::hir::Hir, regex_syntax::Error> {
-    ascii_regex_parser()
-        .parse(src)
-        .or_else(|_| regex_syntax::Parser::new().parse(src))
+pub fn parse_regex(src: &str) -> Result<regex_syntax::hir::Hir, Box<regex_syntax::Error>> {
+    match ascii_regex_parser().parse(src) {
+        Ok(h) => Ok(h),
+        Err(_) => regex_syntax::Parser::new().parse(src).map_err(Box::new),
+    }
 }
 
 fn ascii_regex_parser() -> regex_syntax::Parser {
