@@ -427,7 +427,7 @@ impl Checker<'_> {
             } => {
                 if message.trim().is_empty() {
                     self.diags.push(
-                        Diagnostic::error("empty-message", file, first.span, "a block needs a non-empty message")
+                        Diagnostic::error("empty-message", file, find_in(file, first.span, "\"\"").unwrap_or(first.span), "a block needs a non-empty message")
                             .with_label("empty message")
                             .with_help("Hermes ignores a block without a message; say what was blocked and why"),
                     );
@@ -575,7 +575,8 @@ impl Checker<'_> {
                 Diagnostic::error(
                     "exempt-needs-reason",
                     file,
-                    e.rule.span,
+                    find_in(file, Span::new(e.rule.span.end, file.text.len()), "because")
+                        .unwrap_or(e.rule.span),
                     "an exemption needs a reason",
                 )
                 .with_label("empty `because`")
@@ -1104,11 +1105,7 @@ impl Checker<'_> {
                         span,
                         format!("field `{}` is not available on {}", field, h.name()),
                     )
-                    .with_label(format!(
-                        "unknown field {} for {}",
-                        field.root_name(),
-                        h.name()
-                    ))
+                    .with_label(format!("not available on {}", h.name()))
                     .with_help(match sugg {
                         Some(s) => format!(
                             "did you mean `{s}`? fields on {}: {}",
@@ -1157,7 +1154,14 @@ impl Checker<'_> {
         }
     }
 
-    fn template(&mut self, text: &str, span: Span, ctx: &TplCtx) -> Template {
+    fn template(&mut self, text: &str, action: Span, ctx: &TplCtx) -> Template {
+        // Point into the message string, not at the whole action.
+        let span = find_in(&ctx.file, action, "\"").map_or(action, |s| {
+            let end = ctx.file.text[s.end..action.end.min(ctx.file.text.len())]
+                .rfind('"')
+                .map_or(action.end, |e| s.end + e + 1);
+            Span::new(s.start, end)
+        });
         match parse_template(text) {
             Ok(parts) => {
                 let mut out = Vec::with_capacity(parts.len());
@@ -1168,9 +1172,11 @@ impl Checker<'_> {
                             out.push(TemplatePart::Findings)
                         }
                         RawPart::Field(name) => {
+                            let here =
+                                find_in(&ctx.file, span, &format!("{{{name}")).unwrap_or(span);
                             let Some(path) = FieldPath::parse(&name) else {
                                 self.diags.push(
-                                    Diagnostic::error("bad-template", &ctx.file, span, format!("`{{{name}}}` is not a field"))
+                                    Diagnostic::error("bad-template", &ctx.file, here, format!("`{{{name}}}` is not a field"))
                                         .with_label("in this message")
                                         .with_help("write `{args.path}`-style fields, or `{{` / `}}` for literal braces"),
                                 );
@@ -1181,7 +1187,7 @@ impl Checker<'_> {
                                 hooks: ctx.hooks,
                                 stack: Vec::new(),
                             };
-                            if let Some(f) = self.field(&path, span, &c) {
+                            if let Some(f) = self.field(&path, here, &c) {
                                 out.push(TemplatePart::Field(f));
                             }
                         }
@@ -1369,6 +1375,15 @@ pub fn today_from_secs(secs: u64) -> String {
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
     format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// The span of the first `needle` inside `within` of `file`.
+fn find_in(file: &SourceFile, within: Span, needle: &str) -> Option<Span> {
+    let text = file
+        .text
+        .get(within.start..within.end.min(file.text.len()))?;
+    text.find(needle)
+        .map(|i| Span::new(within.start + i, within.start + i + needle.len()))
 }
 
 /// A scalar as plain text (strings without quotes).

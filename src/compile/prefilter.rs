@@ -289,7 +289,7 @@ fn fold(s: &str, nocase: bool) -> Option<String> {
 /// if finite and non-empty, else its suffix set.
 pub fn regex_literals(regex: &str) -> Option<Vec<String>> {
     let hir = crate::syntax::parse_regex(regex).ok()?;
-    for kind in [ExtractKind::Prefix, ExtractKind::Suffix] {
+    for (kind, is_prefix) in [(ExtractKind::Prefix, true), (ExtractKind::Suffix, false)] {
         // Case-insensitive regexes expand into case variants; the automaton
         // folds ASCII case anyway, so allow many and deduplicate below.
         let mut seq = Extractor::new().kind(kind).limit_total(4096).extract(&hir);
@@ -308,11 +308,54 @@ pub fn regex_literals(regex: &str) -> Option<Vec<String>> {
                 _ => ok = false,
             }
         }
+        if ok && out.len() > 1 {
+            // Any literal may be cut to a common prefix (suffix) and the
+            // requirement still holds: `git\t`, `git\n`, `git ` → `git`.
+            let common = common_affix(&out, is_prefix);
+            if common.len() >= 3 {
+                out = vec![common];
+            }
+        }
         if ok && out.len() <= MAX_LITS {
             return Some(out);
         }
     }
     None
+}
+
+/// The longest common prefix (or suffix) of `lits`, on a char boundary.
+fn common_affix(lits: &[String], prefix: bool) -> String {
+    let first = &lits[0];
+    let mut n = first.len();
+    for l in &lits[1..] {
+        let common = if prefix {
+            first
+                .bytes()
+                .zip(l.bytes())
+                .take_while(|(a, b)| a == b)
+                .count()
+        } else {
+            first
+                .bytes()
+                .rev()
+                .zip(l.bytes().rev())
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        n = n.min(common);
+    }
+    if prefix {
+        while !first.is_char_boundary(n) {
+            n -= 1;
+        }
+        first[..n].to_string()
+    } else {
+        let mut start = first.len() - n;
+        while !first.is_char_boundary(start) {
+            start += 1;
+        }
+        first[start..].to_string()
+    }
 }
 
 #[cfg(test)]

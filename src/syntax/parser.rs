@@ -197,7 +197,7 @@ fn rule_words(r: &Rule) -> Option<&'static str> {
         Rule::style_label | Rule::style_prefix | Rule::style_numbered => "a style (`label`, `prefix N`, `numbered \"NAME\"`)",
         Rule::bool_lit => "true or false",
         Rule::null_lit => "null",
-        Rule::nocase => "nocase",
+        Rule::nocase => "`nocase`",
         _ => return None,
     })
 }
@@ -226,7 +226,61 @@ fn describe(e: &pest::error::Error<Rule>, text: &str) -> (usize, String, Option<
     };
     expected.sort_unstable();
     expected.dedup();
-    let help = unclosed_hint(text, pos);
+    const ENTRY: &str = "a rule entry (`on`, `when`, `unless`, `block`, `approve`, `modify`, `context`, `redact`, …)";
+    const OPERATOR: &str =
+        "an operator (==, !=, in, contains, starts_with, ends_with, matches, glob, detects)";
+    // After a field, an operator is what was meant; "or a rule entry" is noise.
+    if expected.contains(&OPERATOR) {
+        expected.retain(|e| *e != ENTRY);
+    }
+    let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+    let rest_of_line = &text[pos..line_end];
+    // A string that opens here and never closes on its line.
+    if rest_of_line.starts_with('"') && !rest_of_line[1..].replace("\\\"", "").contains('"') {
+        return (
+            pos,
+            "this string is never closed".into(),
+            Some("strings end with `\"` on the same line".into()),
+        );
+    }
+    if rest_of_line.starts_with('[') && !rest_of_line.contains(']') {
+        return (
+            pos,
+            "this list is never closed: missing `]`".into(),
+            Some("lists look like [\"a\", \"b\"]".into()),
+        );
+    }
+    if let Some(h) = unclosed_hint(text, pos) {
+        return (
+            pos,
+            format!("expected {}, found {found}", join_or(&expected)),
+            Some(h),
+        );
+    }
+    // End of file inside a rule: the rule's `{` was never closed.
+    if found == "end of file" && expected.contains(&ENTRY) {
+        if let Some(i) = text[..pos].rfind("rule ") {
+            let name: String = text[i + 5..]
+                .chars()
+                .take_while(|c| !c.is_whitespace() && *c != '{')
+                .collect();
+            let brace = text[i..pos].find('{').map_or(i, |b| i + b);
+            let msg = format!("rule `{name}` is never closed: missing `}}`");
+            return (
+                brace,
+                msg,
+                Some("this `{` opens the rule body; close it with `}`".into()),
+            );
+        }
+    }
+    let help = if expected.contains(&OPERATOR)
+        && rest_of_line.starts_with('=')
+        && !rest_of_line.starts_with("==")
+    {
+        Some("did you mean `==`?".to_string())
+    } else {
+        None
+    };
     let message = if expected.is_empty() {
         format!("unexpected {found}")
     } else {
