@@ -289,38 +289,89 @@ fn fold(s: &str, nocase: bool) -> Option<String> {
 /// if finite and non-empty, else its suffix set.
 pub fn regex_literals(regex: &str) -> Option<Vec<String>> {
     let hir = crate::syntax::parse_regex(regex).ok()?;
-    for (kind, is_prefix) in [(ExtractKind::Prefix, true), (ExtractKind::Suffix, false)] {
-        // Case-insensitive regexes expand into case variants; the automaton
-        // folds ASCII case anyway, so allow many and deduplicate below.
-        let mut seq = Extractor::new().kind(kind).limit_total(4096).extract(&hir);
-        seq.minimize_by_preference();
-        let Some(lits) = seq.literals() else { continue };
-        let mut out: Vec<String> = Vec::with_capacity(lits.len());
-        let mut ok = !lits.is_empty();
-        for l in lits {
-            match std::str::from_utf8(l.as_bytes()) {
-                Ok(s) if !s.is_empty() => {
-                    let s = s.to_ascii_lowercase();
-                    if !out.contains(&s) {
-                        out.push(s);
-                    }
+    let whole = [(ExtractKind::Prefix, true), (ExtractKind::Suffix, false)]
+        .into_iter()
+        .find_map(|(kind, is_prefix)| extract(&hir, kind, is_prefix));
+    // A weak prefix (`-`, `s`) may hide a strong literal inside the regex:
+    // every match contains a match of each part of a concatenation.
+    match whole {
+        Some(l) if min_len(&l) >= 3 => Some(l),
+        other => inner_literals(&hir)
+            .filter(|i| min_len(i) > other.as_ref().map_or(0, |o| min_len(o)))
+            .or(other),
+    }
+}
+
+fn min_len(lits: &[String]) -> usize {
+    lits.iter().map(String::len).min().unwrap_or(0)
+}
+
+/// Literals one of which every match of `hir` must start (or end) with.
+fn extract(
+    hir: &regex_syntax::hir::Hir,
+    kind: ExtractKind,
+    is_prefix: bool,
+) -> Option<Vec<String>> {
+    // Case-insensitive regexes expand into case variants; the automaton
+    // folds ASCII case anyway, so allow many and deduplicate below.
+    let mut seq = Extractor::new().kind(kind).limit_total(4096).extract(hir);
+    seq.minimize_by_preference();
+    let lits = seq.literals()?;
+    let mut out: Vec<String> = Vec::with_capacity(lits.len());
+    for l in lits {
+        match std::str::from_utf8(l.as_bytes()) {
+            Ok(s) if !s.is_empty() => {
+                let s = s.to_ascii_lowercase();
+                if !out.contains(&s) {
+                    out.push(s);
                 }
-                _ => ok = false,
             }
-        }
-        if ok && out.len() > 1 {
-            // Any literal may be cut to a common prefix (suffix) and the
-            // requirement still holds: `git\t`, `git\n`, `git ` → `git`.
-            let common = common_affix(&out, is_prefix);
-            if common.len() >= 3 {
-                out = vec![common];
-            }
-        }
-        if ok && out.len() <= MAX_LITS {
-            return Some(out);
+            _ => return None,
         }
     }
-    None
+    if out.len() > 1 {
+        // Any literal may be cut to a common prefix (suffix) and the
+        // requirement still holds: `git\t`, `git\n`, `git ` → `git`.
+        let common = common_affix(&out, is_prefix);
+        if common.len() >= 3 {
+            out = vec![common];
+        }
+    }
+    (!out.is_empty() && out.len() <= MAX_LITS).then_some(out)
+}
+
+/// The best literal set required by some run of a concatenation's parts
+/// (recursing through groups and repetitions of at least one).
+fn inner_literals(hir: &regex_syntax::hir::Hir) -> Option<Vec<String>> {
+    use regex_syntax::hir::{Hir, HirKind};
+    match hir.kind() {
+        HirKind::Capture(c) => inner_literals(&c.sub),
+        HirKind::Repetition(r) if r.min >= 1 => inner_literals(&r.sub),
+        HirKind::Concat(parts) => {
+            let mut best: Option<Vec<String>> = None;
+            let mut consider = |cand: Option<Vec<String>>| {
+                if let Some(c) = cand {
+                    if best.as_ref().is_none_or(|b| min_len(&c) > min_len(b)) {
+                        best = Some(c);
+                    }
+                }
+            };
+            // Runs of adjacent parts (bounded: a concatenation rarely has more than a few dozen).
+            let n = parts.len().min(48);
+            for i in 0..n {
+                for j in (i + 1)..=n.min(i + 16) {
+                    let run = Hir::concat(parts[i..j].to_vec());
+                    consider(
+                        extract(&run, ExtractKind::Prefix, true)
+                            .filter(|l| l.iter().all(|s| s.len() >= 3)),
+                    );
+                }
+                consider(inner_literals(&parts[i]));
+            }
+            best
+        }
+        _ => None,
+    }
 }
 
 /// The longest common prefix (or suffix) of `lits`, on a char boundary.
@@ -372,6 +423,10 @@ mod tests {
         l.sort();
         assert_eq!(l, ["drop"]);
         assert_eq!(regex_literals(r".*"), None);
+        assert_eq!(
+            regex_literals(r#"(?:^|[;&|(]\s*|\s)HIST(?:FILE|SIZE)=(?:/dev/null|0)?"#),
+            Some(vec!["file=".to_string(), "size=".to_string()])
+        );
         assert_eq!(
             regex_literals(r"\w+@example\.com"),
             Some(vec!["@example.com".to_string()])
