@@ -129,8 +129,11 @@ fn io_err(what: &str, p: &Path, e: io::Error) -> Refusal {
 }
 
 fn run_hermes(a: &Args) -> Result<i32, Refusal> {
-    let home = hermes_home(a.hermes_home.as_deref())
-        .ok_or_else(|| Refusal::Io("cannot find the Hermes home: set $HERMES_HOME or $HOME, or pass --hermes-home".into()))?;
+    let home = hermes_home(a.hermes_home.as_deref()).ok_or_else(|| {
+        Refusal::Io(
+            "cannot find the Hermes home: set $HERMES_HOME or $HOME, or pass --hermes-home".into(),
+        )
+    })?;
     let config_path = home.join("config.yaml");
     let allow_path = home.join(ALLOWLIST);
     let old = match std::fs::read_to_string(&config_path) {
@@ -139,7 +142,11 @@ fn run_hermes(a: &Args) -> Result<i32, Refusal> {
         Err(e) => return Err(io_err("read", &config_path, e)),
     };
     let old_text = old.clone().unwrap_or_default();
-    let tag = if a.dry_run { " (dry run: nothing written)" } else { "" };
+    let tag = if a.dry_run {
+        " (dry run: nothing written)"
+    } else {
+        ""
+    };
 
     if a.remove {
         let (new_text, removed) = match &old {
@@ -147,9 +154,15 @@ fn run_hermes(a: &Args) -> Result<i32, Refusal> {
             None => (String::new(), Vec::new()),
         };
         if old.is_none() || new_text == old_text {
-            println!("{}: no warden hook to remove; nothing to change.", config_path.display());
+            println!(
+                "{}: no warden hook to remove; nothing to change.",
+                config_path.display()
+            );
         } else {
-            print!("{}", unified_diff(&old_text, &new_text, "config.yaml", "config.yaml"));
+            print!(
+                "{}",
+                unified_diff(&old_text, &new_text, "config.yaml", "config.yaml")
+            );
             if !a.dry_run {
                 write_with_backup(&config_path, &new_text, true)?;
             }
@@ -158,8 +171,15 @@ fn run_hermes(a: &Args) -> Result<i32, Refusal> {
         let mut commands = removed;
         commands.retain(|c| !c.is_empty());
         match allowlist_remove(&allow_path, &commands, a.dry_run)? {
-            0 => println!("{}: no warden consent entry; nothing to change.", allow_path.display()),
-            n => println!("{}: removed {n} warden consent entr{}{tag}.", allow_path.display(), if n == 1 { "y" } else { "ies" }),
+            0 => println!(
+                "{}: no warden consent entry; nothing to change.",
+                allow_path.display()
+            ),
+            n => println!(
+                "{}: removed {n} warden consent entr{}{tag}.",
+                allow_path.display(),
+                if n == 1 { "y" } else { "ies" }
+            ),
         }
         return Ok(super::EXIT_OK);
     }
@@ -191,25 +211,45 @@ fn run_hermes(a: &Args) -> Result<i32, Refusal> {
     };
     let new_text = install_text(&old_text, &entry)?;
     if old.is_some() && new_text == old_text {
-        println!("{}: warden hook already installed; nothing to change.", config_path.display());
+        println!(
+            "{}: warden hook already installed; nothing to change.",
+            config_path.display()
+        );
     } else {
-        let from = if old.is_some() { "config.yaml" } else { "/dev/null" };
-        print!("{}", unified_diff(&old_text, &new_text, from, "config.yaml"));
+        let from = if old.is_some() {
+            "config.yaml"
+        } else {
+            "/dev/null"
+        };
+        print!(
+            "{}",
+            unified_diff(&old_text, &new_text, from, "config.yaml")
+        );
         if !a.dry_run {
             std::fs::create_dir_all(&home).map_err(|e| io_err("create", &home, e))?;
             write_with_backup(&config_path, &new_text, old.is_some())?;
         }
         let verb = if old.is_some() { "updated" } else { "created" };
-        println!("{}: {verb}{tag}. Hook command: {}", config_path.display(), entry.command);
+        println!(
+            "{}: {verb}{tag}. Hook command: {}",
+            config_path.display(),
+            entry.command
+        );
     }
 
     let approved = allowlist_has(&allow_path, EVENT, &entry.command)?;
     if a.accept {
         if approved {
-            println!("{}: consent already recorded; nothing to change.", allow_path.display());
+            println!(
+                "{}: consent already recorded; nothing to change.",
+                allow_path.display()
+            );
         } else {
             allowlist_add(&allow_path, &entry.command, a.dry_run)?;
-            println!("{}: consent recorded for this exact command{tag}.", allow_path.display());
+            println!(
+                "{}: consent recorded for this exact command{tag}.",
+                allow_path.display()
+            );
         }
     } else if approved {
         println!("{}: consent already recorded.", allow_path.display());
@@ -259,7 +299,8 @@ fn rerun_hint(a: &Args) -> String {
 /// `--hermes-home`, else `$HERMES_HOME`, else `~/.hermes` (as Hermes resolves it).
 pub(crate) fn hermes_home(flag: Option<&Path>) -> Option<PathBuf> {
     if let Some(p) = flag {
-        return Some(expand_home(p));
+        let p = expand_home(p);
+        return Some(std::path::absolute(&p).unwrap_or(p));
     }
     if let Some(h) = std::env::var_os("HERMES_HOME").filter(|v| !v.is_empty()) {
         return Some(expand_home(Path::new(&h)));
@@ -382,7 +423,8 @@ fn hook_command(exe: &Path, policies: &[PathBuf], timeout: u64) -> String {
 }
 
 fn absolute_policies(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Refusal> {
-    let cwd = std::env::current_dir().map_err(|e| Refusal::Io(format!("cannot read the current directory: {e}")))?;
+    let cwd = std::env::current_dir()
+        .map_err(|e| Refusal::Io(format!("cannot read the current directory: {e}")))?;
     let home = std::env::var("HOME").ok().filter(|h| !h.is_empty());
     paths
         .iter()
@@ -406,11 +448,17 @@ fn check_policy(paths: &[PathBuf]) -> Result<(), Refusal> {
     let what = if paths.is_empty() {
         "the shipped packs".to_string()
     } else {
-        paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+        paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     match loaded {
         Ok(p) => p.compile().map(|_| ()).map_err(|e| {
-            Refusal::Refused(format!("policy {what} does not compile: {e}; nothing installed"))
+            Refusal::Refused(format!(
+                "policy {what} does not compile: {e}; nothing installed"
+            ))
         }),
         Err(e) => Err(Refusal::Refused(format!(
             "policy {what} does not load: {}; nothing installed (the hook would block every call)",
@@ -532,7 +580,10 @@ fn split_lines(text: &str) -> Vec<Line> {
 fn key_value<'a>(rest: &'a str, key: &str) -> Option<(&'a str, &'a str)> {
     let after = [key.to_string(), format!("\"{key}\""), format!("'{key}'")]
         .iter()
-        .find_map(|k| rest.strip_prefix(k.as_str()).map(|r| r.trim_start_matches([' ', '\t'])))?
+        .find_map(|k| {
+            rest.strip_prefix(k.as_str())
+                .map(|r| r.trim_start_matches([' ', '\t']))
+        })?
         .strip_prefix(':')?;
     if !(after.is_empty() || after.starts_with([' ', '\t'])) {
         return None;
@@ -629,7 +680,9 @@ fn layout(lines: &mut [Line], text: &str) -> Result<Layout, Refusal> {
     }
     let (value, _) = key_value(lines[h].rest(), "hooks").expect("matched above");
     if !EMPTY_VALUES.contains(&value) {
-        return Err(unsupported("`hooks:` is written in flow style or has an anchor/tag"));
+        return Err(unsupported(
+            "`hooks:` is written in flow style or has an anchor/tag",
+        ));
     }
     let next_top = top.iter().copied().find(|&i| i > h).unwrap_or(lines.len());
     let h_end = trim_back(lines, h + 1, next_top, 0);
@@ -653,11 +706,15 @@ fn layout(lines: &mut [Line], text: &str) -> Result<Layout, Refusal> {
         return Ok(lay);
     };
     if ptcs.len() > 1 {
-        return Err(unsupported("`pre_tool_call:` appears more than once under `hooks:`"));
+        return Err(unsupported(
+            "`pre_tool_call:` appears more than once under `hooks:`",
+        ));
     }
     let (value, _) = key_value(lines[p].rest(), EVENT).expect("matched above");
     if !EMPTY_VALUES.contains(&value) {
-        return Err(unsupported("`hooks.pre_tool_call` is written in flow style"));
+        return Err(unsupported(
+            "`hooks.pre_tool_call` is written in flow style",
+        ));
     }
     let p_next = (p + 1..h_end)
         .find(|&i| {
@@ -667,12 +724,19 @@ fn layout(lines: &mut [Line], text: &str) -> Result<Layout, Refusal> {
         .unwrap_or(h_end);
     let p_end = trim_back(lines, p + 1, p_next, ci);
     lay.ptc = Some((p, p_end));
-    let Some(si) = (p + 1..p_end).find(|&i| lines[i].kind == Kind::Content).map(|i| lines[i].indent) else {
+    let Some(si) = (p + 1..p_end)
+        .find(|&i| lines[i].kind == Kind::Content)
+        .map(|i| lines[i].indent)
+    else {
         return Ok(lay);
     };
     lay.seq_indent = Some(si);
     let starts = item_starts(lines, p + 1, p_end, si);
-    if starts.first() != (p + 1..p_end).find(|&i| lines[i].kind == Kind::Content).as_ref() {
+    if starts.first()
+        != (p + 1..p_end)
+            .find(|&i| lines[i].kind == Kind::Content)
+            .as_ref()
+    {
         return Err(unsupported("`hooks.pre_tool_call` is not a list"));
     }
     for (k, &s) in starts.iter().enumerate() {
@@ -683,11 +747,16 @@ fn layout(lines: &mut [Line], text: &str) -> Result<Layout, Refusal> {
 }
 
 fn parse_yaml(text: &str, what: &str) -> Result<Yaml, Refusal> {
-    let v: Yaml = serde_yaml_ng::from_str(text)
-        .map_err(|e| Refusal::Refused(format!("{what} is not valid YAML ({e}); nothing was changed")))?;
+    let v: Yaml = serde_yaml_ng::from_str(text).map_err(|e| {
+        Refusal::Refused(format!(
+            "{what} is not valid YAML ({e}); nothing was changed"
+        ))
+    })?;
     match v {
         Yaml::Null | Yaml::Mapping(_) => Ok(v),
-        _ => Err(Refusal::Refused(format!("{what} is not a YAML mapping; nothing was changed"))),
+        _ => Err(Refusal::Refused(format!(
+            "{what} is not a YAML mapping; nothing was changed"
+        ))),
     }
 }
 
@@ -725,13 +794,22 @@ fn install_text(old: &str, entry: &Entry) -> Result<String, Refusal> {
             if !t.trim().is_empty() && !t.ends_with(&format!("{nl}{nl}")) {
                 t.push_str(&nl);
             }
-            let _ = write!(t, "hooks:{nl}{}{EVENT}:{nl}{}", " ".repeat(unit), entry.render(2 * unit, &nl));
+            let _ = write!(
+                t,
+                "hooks:{nl}{}{EVENT}:{nl}{}",
+                " ".repeat(unit),
+                entry.render(2 * unit, &nl)
+            );
             t
         }
         (Some((h, h_end)), None) => {
             clear_inline_value(&mut lines[h], "hooks", &nl);
             let ci = lay.child_indent.unwrap_or(unit);
-            let block = format!("{}{EVENT}:{nl}{}", " ".repeat(ci), entry.render(ci + unit, &nl));
+            let block = format!(
+                "{}{EVENT}:{nl}{}",
+                " ".repeat(ci),
+                entry.render(ci + unit, &nl)
+            );
             ensure_newline(&mut lines, h_end);
             let mut out = join(&lines[..h_end]);
             out.push_str(&block);
@@ -742,7 +820,13 @@ fn install_text(old: &str, entry: &Entry) -> Result<String, Refusal> {
             clear_inline_value(&mut lines[p], EVENT, &nl);
             let ci = lay.child_indent.expect("pre_tool_call has an indent");
             let si = lay.seq_indent.unwrap_or(ci + unit);
-            if lay.items.len() != old_cfg.get("hooks").and_then(|h| h.get(EVENT)).and_then(Yaml::as_sequence).map_or(0, Vec::len) {
+            if lay.items.len()
+                != old_cfg
+                    .get("hooks")
+                    .and_then(|h| h.get(EVENT))
+                    .and_then(Yaml::as_sequence)
+                    .map_or(0, Vec::len)
+            {
                 return Err(unsupported("cannot line up the `pre_tool_call` list items"));
             }
             let rendered = entry.render(si, &nl);
@@ -796,7 +880,13 @@ fn uninstall_text(old: &str) -> Result<(String, Vec<String>), Refusal> {
     let (Some((h, h_end)), Some((p, p_end))) = (lay.hooks, lay.ptc) else {
         return Err(unsupported("cannot find the `hooks.pre_tool_call` list"));
     };
-    if lay.items.len() != old_cfg.get("hooks").and_then(|h| h.get(EVENT)).and_then(Yaml::as_sequence).map_or(0, Vec::len) {
+    if lay.items.len()
+        != old_cfg
+            .get("hooks")
+            .and_then(|h| h.get(EVENT))
+            .and_then(Yaml::as_sequence)
+            .map_or(0, Vec::len)
+    {
         return Err(unsupported("cannot line up the `pre_tool_call` list items"));
     }
     let mut drop = vec![false; lines.len()];
@@ -875,7 +965,11 @@ fn validate(old: &Yaml, new_text: &str, entry: Option<&Entry>) -> Result<(), Ref
     }
     let not_ours = |l: &[Yaml]| -> Vec<Yaml> {
         l.iter()
-            .filter(|e| !e.get("command").and_then(Yaml::as_str).is_some_and(is_warden_command))
+            .filter(|e| {
+                !e.get("command")
+                    .and_then(Yaml::as_str)
+                    .is_some_and(is_warden_command)
+            })
             .cloned()
             .collect()
     };
@@ -884,7 +978,11 @@ fn validate(old: &Yaml, new_text: &str, entry: Option<&Entry>) -> Result<(), Ref
     }
     let mine: Vec<&Yaml> = nl
         .iter()
-        .filter(|e| e.get("command").and_then(Yaml::as_str).is_some_and(is_warden_command))
+        .filter(|e| {
+            e.get("command")
+                .and_then(Yaml::as_str)
+                .is_some_and(is_warden_command)
+        })
         .collect();
     match entry {
         None if !mine.is_empty() => Err(fail("still has a warden entry")),
@@ -914,7 +1012,9 @@ fn validate(old: &Yaml, new_text: &str, entry: Option<&Entry>) -> Result<(), Ref
 fn write_with_backup(path: &Path, text: &str, backup: bool) -> Result<(), Refusal> {
     // Edit the target of a symlinked config, not the link.
     let target = match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).map_err(|e| io_err("resolve", path, e))?,
+        Ok(m) if m.file_type().is_symlink() => {
+            std::fs::canonicalize(path).map_err(|e| io_err("resolve", path, e))?
+        }
         _ => path.to_path_buf(),
     };
     if backup {
@@ -933,7 +1033,10 @@ fn bak_path(path: &Path) -> PathBuf {
 fn write_atomic(path: &Path, data: &[u8]) -> Result<(), Refusal> {
     use std::io::Write;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.warden-{}.tmp", std::process::id()));
     let result = (|| -> io::Result<()> {
         let mut f = std::fs::File::create(&tmp)?;
@@ -985,7 +1088,9 @@ fn allowlist_has(path: &Path, event: &str, command: &str) -> Result<bool, Refusa
 /// Record consent as Hermes's `_record_approval` does.
 fn allowlist_add(path: &Path, command: &str, dry_run: bool) -> Result<(), Refusal> {
     let old = read_allowlist(path)?;
-    let mut data = old.clone().unwrap_or_else(|| serde_json::json!({"approvals": []}));
+    let mut data = old
+        .clone()
+        .unwrap_or_else(|| serde_json::json!({"approvals": []}));
     if !data.get("approvals").is_some_and(Json::is_array) {
         data["approvals"] = Json::Array(Vec::new());
     }
@@ -994,11 +1099,15 @@ fn allowlist_add(path: &Path, command: &str, dry_run: bool) -> Result<(), Refusa
         .and_then(|exe| std::fs::metadata(expand_home(Path::new(&exe))).ok())
         .and_then(|m| m.modified().ok())
         .map(|t| Json::String(iso_utc(t)));
-    let list = data["approvals"].as_array_mut().expect("made an array above");
+    let list = data["approvals"]
+        .as_array_mut()
+        .expect("made an array above");
     // Earlier warden commands (a previous install) and this one: replaced.
     list.retain(|e| {
         !(e.get("event").and_then(Json::as_str) == Some(EVENT)
-            && e.get("command").and_then(Json::as_str).is_some_and(|c| c == command || is_warden_command(c)))
+            && e.get("command")
+                .and_then(Json::as_str)
+                .is_some_and(|c| c == command || is_warden_command(c)))
     });
     list.push(serde_json::json!({
         "event": EVENT,
@@ -1032,14 +1141,27 @@ fn allowlist_remove(path: &Path, commands: &[String], dry_run: bool) -> Result<u
     Ok(n)
 }
 
-fn write_allowlist(path: &Path, old: Option<&Json>, data: &Json, dry_run: bool) -> Result<(), Refusal> {
+fn write_allowlist(
+    path: &Path,
+    old: Option<&Json>,
+    data: &Json,
+    dry_run: bool,
+) -> Result<(), Refusal> {
     let text = python_json(data);
     let old_text = match old {
         Some(_) => std::fs::read_to_string(path).unwrap_or_default(),
         None => String::new(),
     };
     let name = ALLOWLIST;
-    print!("{}", unified_diff(&old_text, &text, if old.is_some() { name } else { "/dev/null" }, name));
+    print!(
+        "{}",
+        unified_diff(
+            &old_text,
+            &text,
+            if old.is_some() { name } else { "/dev/null" },
+            name
+        )
+    );
     if dry_run {
         return Ok(());
     }
@@ -1124,7 +1246,12 @@ pub(crate) fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str)
     // (tag, index in a, index in b): ' ' both, '-' a only, '+' b only.
     let mut ops: Vec<(char, usize, usize)> = Vec::new();
     let pre = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let suf = a[pre..].iter().rev().zip(b[pre..].iter().rev()).take_while(|(x, y)| x == y).count();
+    let suf = a[pre..]
+        .iter()
+        .rev()
+        .zip(b[pre..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
     (0..pre).for_each(|i| ops.push((' ', i, i)));
     let (am, bm) = (&a[pre..a.len() - suf], &b[pre..b.len() - suf]);
     let (n, m) = (am.len(), bm.len());
@@ -1146,12 +1273,12 @@ pub(crate) fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str)
                 ops.push((' ', pre + i, pre + j));
                 i += 1;
                 j += 1;
-            } else if j < m && (i == n || lcs[at(i, j + 1)] >= lcs[at(i + 1, j)]) {
-                ops.push(('+', pre + i, pre + j));
-                j += 1;
-            } else {
+            } else if i < n && (j == m || lcs[at(i + 1, j)] >= lcs[at(i, j + 1)]) {
                 ops.push(('-', pre + i, pre + j));
                 i += 1;
+            } else {
+                ops.push(('+', pre + i, pre + j));
+                j += 1;
             }
         }
     } else {
@@ -1203,11 +1330,21 @@ mod tests {
 
     #[test]
     fn shlex_round_trip() {
-        for s in ["/a b/warden", "it's", "", "plain/path-1.2", "$HOME", "a\"b\\c"] {
+        for s in [
+            "/a b/warden",
+            "it's",
+            "",
+            "plain/path-1.2",
+            "$HOME",
+            "a\"b\\c",
+        ] {
             let q = shell_quote(s);
             assert_eq!(shlex_split(&q).unwrap(), vec![s.to_string()], "{q}");
         }
-        assert_eq!(shlex_split(r#"a "b \" c" 'd e'\ f"#).unwrap(), vec!["a", "b \" c", "d e f"]);
+        assert_eq!(
+            shlex_split(r#"a "b \" c" 'd e'\ f"#).unwrap(),
+            vec!["a", "b \" c", "d e f"]
+        );
         assert!(shlex_split("'open").is_none());
     }
 
@@ -1243,7 +1380,11 @@ mod tests {
         for old in cases {
             let new = install_text(old, &entry()).unwrap_or_else(|e| panic!("{old:?}: {e}"));
             assert!(new.contains(MARKER), "{new}");
-            assert_eq!(install_text(&new, &entry()).unwrap(), new, "idempotent for {old:?}");
+            assert_eq!(
+                install_text(&new, &entry()).unwrap(),
+                new,
+                "idempotent for {old:?}"
+            );
             let (back, removed) = uninstall_text(&new).unwrap();
             assert_eq!(removed, vec![entry().command]);
             if !old.contains("{}") && !old.contains("[]") && old.ends_with('\n') || old.is_empty() {

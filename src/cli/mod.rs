@@ -2,10 +2,12 @@
 //! definitions and the dispatcher.
 
 mod check;
+mod doctor;
 mod eval;
 mod explain;
 mod fmt;
 mod hook;
+mod install;
 mod redact;
 pub(crate) mod render;
 mod sarif;
@@ -66,6 +68,12 @@ enum Command {
     /// Show how one event is evaluated: prefilter, conditions, exemptions, decision, timings.
     #[command(after_help = explain::AFTER_HELP)]
     Explain(explain::Args),
+    /// Install warden as a Hermes shell hook (or --remove it): edits $HERMES_HOME/config.yaml, keeps comments.
+    #[command(after_help = install::AFTER_HELP)]
+    Install(install::Args),
+    /// Check that warden is installed and really protecting Hermes (exit 0 ok, 1 a required check failed).
+    #[command(after_help = doctor::AFTER_HELP)]
+    Doctor(doctor::Args),
 }
 
 /// Policy sources shared by every verb.
@@ -122,5 +130,7 @@ pub fn run() -> i32 {
         Command::Fmt(a) => fmt::run(a),
         Command::Test(a) => test::run(a),
         Command::Explain(a) => explain::run(a),
+        Command::Install(a) => install::run(a),
+        Command::Doctor(a) => doctor::run(a),
     }
 }

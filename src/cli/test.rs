@@ -72,8 +72,13 @@ pub(crate) struct Args {
 /// What to load: policy paths (empty = the shipped packs) and test files.
 fn plan(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     if paths.is_empty() {
-        let tests = testing::discover(&[PathBuf::from("policies")]);
-        return (Vec::new(), tests);
+        // The tests beside each shipped pack: policies/NAME.test.yaml for NAME.warden
+        // (not policies/optional/, whose packs are not shipped enabled).
+        let packs: Vec<PathBuf> = warden::policy::BUILTIN_PACKS
+            .iter()
+            .map(|(name, _)| PathBuf::from("policies").join(name))
+            .collect();
+        return (Vec::new(), testing::discover(&packs));
     }
     let (explicit_tests, policies): (Vec<PathBuf>, Vec<PathBuf>) = paths
         .iter()

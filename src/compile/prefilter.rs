@@ -35,6 +35,25 @@ pub(crate) struct ProgramFilter {
 }
 
 impl ProgramFilter {
+    /// Admit rule `rule` for these program names (`name*` = prefix).
+    fn add(&mut self, names: Vec<String>, rule: u32) {
+        for name in names {
+            let list = match name.strip_suffix('*') {
+                Some(p) => match self.prefixes.iter().position(|(q, _)| q == p) {
+                    Some(at) => &mut self.prefixes[at].1,
+                    None => {
+                        self.prefixes.push((p.to_string(), Vec::new()));
+                        &mut self.prefixes.last_mut().expect("just pushed").1
+                    }
+                },
+                None => self.exact.entry(name).or_default(),
+            };
+            if list.last() != Some(&rule) {
+                list.push(rule);
+            }
+        }
+    }
+
     /// Call `mark` with every rule a program named `name` admits.
     pub(crate) fn lookup(&self, name: &str, mark: &mut impl FnMut(u32)) {
         let lower;
@@ -70,24 +89,58 @@ pub(crate) struct HookIndex {
     pub(crate) filters: Vec<FieldFilter>,
 }
 
-/// A requirement: some literal of `lits` occurs in `field`.
+/// A requirement: for some `(field, lits)` part, some literal of `lits`
+/// occurs in `field` (an `or` over different fields has several parts).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Requirement {
-    pub(crate) field: Field,
-    pub(crate) lits: Vec<String>,
+    pub(crate) parts: Vec<(Field, Vec<String>)>,
 }
 
 impl Requirement {
+    fn one(field: Field, lits: Vec<String>) -> Requirement {
+        Requirement {
+            parts: vec![(field, lits)],
+        }
+    }
+
+    fn lit_count(&self) -> usize {
+        self.parts.iter().map(|(_, l)| l.len()).sum()
+    }
+
     /// Higher is more selective: long literals, few of them, not on `tool`.
     fn score(&self) -> f64 {
-        let min_len = self.lits.iter().map(String::len).min().unwrap_or(0) as f64;
-        let field_weight = match self.field {
-            Field::Tool | Field::Event => 0.25,
-            // Exact program names of the parsed command line are very selective.
-            Field::ShellPrograms => 2.0,
-            _ => 1.0,
+        let part = |field: &Field, lits: &[String]| {
+            let min_len = lits.iter().map(String::len).min().unwrap_or(0) as f64;
+            let weight = match field {
+                Field::Tool | Field::Event => 0.25,
+                // Exact program names of the parsed command line are very selective.
+                Field::ShellPrograms => 2.0,
+                _ => 1.0,
+            };
+            weight * min_len.min(12.0)
         };
-        field_weight * min_len.min(12.0) - 0.05 * self.lits.len() as f64
+        let worst = self
+            .parts
+            .iter()
+            .map(|(f, l)| part(f, l))
+            .fold(f64::INFINITY, f64::min);
+        worst - 0.05 * self.lit_count() as f64
+    }
+
+    /// Add `other`'s literals (an `or`).
+    fn union(&mut self, other: Requirement) {
+        for (field, lits) in other.parts {
+            match self.parts.iter_mut().find(|(f, _)| *f == field) {
+                Some((_, mine)) => {
+                    for l in lits {
+                        if !mine.contains(&l) {
+                            mine.push(l);
+                        }
+                    }
+                }
+                None => self.parts.push((field, lits)),
+            }
+        }
     }
 }
 
@@ -110,36 +163,25 @@ impl HookIndex {
                 None => requirement(set, &rule.when),
             };
             match req {
-                Some(req) if req.field == Field::ShellPrograms => {
-                    for lit in req.lits {
-                        let list = match lit.strip_suffix('*') {
-                            Some(p) => match programs.prefixes.iter_mut().find(|(q, _)| q == p) {
-                                Some((_, l)) => l,
-                                None => {
-                                    programs.prefixes.push((p.to_string(), Vec::new()));
-                                    &mut programs.prefixes.last_mut().expect("just pushed").1
-                                }
-                            },
-                            None => programs.exact.entry(lit).or_default(),
-                        };
-                        if list.last() != Some(&(i as u32)) {
-                            list.push(i as u32);
-                        }
-                    }
-                }
                 Some(req) => {
-                    let entry = by_field.entry(req.field.clone()).or_insert_with(|| {
-                        order.push(req.field.clone());
-                        Default::default()
-                    });
-                    for lit in req.lits {
-                        let id = *entry.1.entry(lit.clone()).or_insert_with(|| {
-                            entry.0.push(lit);
-                            entry.2.push(Vec::new());
-                            entry.0.len() - 1
+                    for (field, lits) in req.parts {
+                        if field == Field::ShellPrograms {
+                            programs.add(lits, i as u32);
+                            continue;
+                        }
+                        let entry = by_field.entry(field.clone()).or_insert_with(|| {
+                            order.push(field.clone());
+                            Default::default()
                         });
-                        if entry.2[id].last() != Some(&(i as u32)) {
-                            entry.2[id].push(i as u32);
+                        for lit in lits {
+                            let id = *entry.1.entry(lit.clone()).or_insert_with(|| {
+                                entry.0.push(lit);
+                                entry.2.push(Vec::new());
+                                entry.0.len() - 1
+                            });
+                            if entry.2[id].last() != Some(&(i as u32)) {
+                                entry.2[id].push(i as u32);
+                            }
                         }
                     }
                 }
@@ -204,17 +246,10 @@ pub(crate) fn requirement(set: &MatcherSet, node: &Node) -> Option<Requirement> 
                 let r = requirement(set, c)?;
                 match &mut acc {
                     None => acc = Some(r),
-                    Some(a) if a.field == r.field => {
-                        for l in r.lits {
-                            if !a.lits.contains(&l) {
-                                a.lits.push(l);
-                            }
-                        }
-                    }
-                    Some(_) => return None,
+                    Some(a) => a.union(r),
                 }
             }
-            acc.filter(|a| a.lits.len() <= MAX_LITS)
+            acc.filter(|a| a.lit_count() <= MAX_LITS)
         }
     }
 }
@@ -245,10 +280,7 @@ fn atom_requirement(field: &Field, test: &Test) -> Option<Requirement> {
     if lits.is_empty() || lits.iter().any(String::is_empty) || lits.len() > MAX_LITS {
         return None;
     }
-    Some(Requirement {
-        field: field.clone(),
-        lits,
-    })
+    Some(Requirement::one(field.clone(), lits))
 }
 
 /// Shell predicates filter on the program names of the parsed command line
@@ -259,10 +291,7 @@ fn shell_requirement(field: &Field, st: &ShellTest) -> Option<Requirement> {
         ShellTest::Command { programs, .. } => programs,
         ShellTest::Pipe { from, .. } => from,
         ShellTest::RedirectUnder(_) | ShellTest::RedirectGlob(_) => {
-            return Some(Requirement {
-                field: field.clone(),
-                lits: vec![">".into()],
-            })
+            return Some(Requirement::one(field.clone(), vec![">".into()]))
         }
         ShellTest::Unknown => return None,
     };
@@ -270,10 +299,7 @@ fn shell_requirement(field: &Field, st: &ShellTest) -> Option<Requirement> {
     (!lits.is_empty()
         && lits.iter().all(|l| !l.trim_end_matches('*').is_empty())
         && lits.len() <= MAX_LITS)
-        .then_some(Requirement {
-            field: Field::ShellPrograms,
-            lits,
-        })
+        .then(|| Requirement::one(Field::ShellPrograms, lits))
 }
 
 /// Literal for the case-insensitive automaton. Non-ASCII `nocase` literals

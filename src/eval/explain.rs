@@ -227,6 +227,33 @@ impl MatcherSet {
             }
         }
 
+        // Program names of the parsed command line (shell predicates' prefilter).
+        if let Some(a) = run.shell() {
+            for c in &a.commands {
+                let mut rules = Vec::new();
+                idx.programs.lookup(&c.program, &mut |r| rules.push(r));
+                if rules.is_empty() {
+                    continue;
+                }
+                for &r in &rules {
+                    let why = format!("program `{}` runs in the command line", c.program);
+                    if !admitted_by[r as usize].contains(&why) {
+                        admitted_by[r as usize].push(why);
+                    }
+                }
+                hits.push(LiteralHit {
+                    field: "the program names of the command line".into(),
+                    literal: c.program.clone(),
+                    start: 0,
+                    end: 0,
+                    rules: rules
+                        .iter()
+                        .map(|&r| self.rules[r as usize].id.clone())
+                        .collect(),
+                });
+            }
+        }
+
         let mut traces = Vec::new();
         let mut candidates = Vec::new();
         for (i, rule) in self.rules.iter().enumerate() {
