@@ -1,53 +1,107 @@
 #!/usr/bin/env python3
-"""Recall / false-redaction of warden's packs vs Hermes 0.19.0 redact_sensitive_text on the
-public corpora in ../shared/corpora (read in place, never copied).
+"""Redaction recall and false-redaction rate of warden's packs, side by side with Hermes 0.19.0's
+`agent.redact.redact_sensitive_text`, on the public labelled corpora in ../shared/corpora (read in
+place, never copied into the project).
 
-usage: redaction_recall.py WARDEN_JSONL_CMD HERMES_VENV_PYTHON
-  WARDEN_JSONL_CMD: a command reading {"text"} JSON lines on stdin and writing {"out"} lines
-  (scratch: `target/release/examples/redact_jsonl secrets pii`; later: `warden redact --format jsonl`).
-A secret sample counts as recalled if none of its secret substrings survives in the output; a
-clean sample counts as falsely redacted if the output differs from the input.
+usage: benches/redaction_recall.py [WARDEN_BIN] [HERMES_PYTHON]
+  WARDEN_BIN     default target/release/warden
+  HERMES_PYTHON  a python with hermes-agent==0.19.0 (default ~/.cache/warden/hermes-venv-0.19.0/bin/python)
+  CORPORA=DIR    where the corpora are (default ../shared/corpora next to the repository)
+
+A secret sample is recalled when none of its secret substrings survives in the output; a PII
+sample when none of its labelled spans survives; a clean sample is falsely redacted when the
+output differs from the input. Both tools see exactly the same texts.
 """
-import json, subprocess, sys, os, shlex
-CORP = os.environ.get('CORPORA', '/work/shared/corpora')
-HERMES = r'''
+import json
+import os
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORP = os.environ.get("CORPORA", os.path.join(os.path.dirname(REPO), "shared", "corpora"))
+WARDEN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "target/release/warden")
+HERMES_PY = sys.argv[2] if len(sys.argv) > 2 else os.path.expanduser("~/.cache/warden/hermes-venv-0.19.0/bin/python")
+HERMES = r"""
 import sys, json
 from agent.redact import redact_sensitive_text
 for line in sys.stdin:
-    t = json.loads(line)["text"]
-    print(json.dumps({"out": redact_sensitive_text(t, force=True)}))
-'''
+    print(json.dumps({"text": redact_sensitive_text(json.loads(line)["text"], force=True)}))
+"""
+CORE_PII = {"CREDIT_CARD": "card", "EMAIL_ADDRESS": "email", "IBAN_CODE": "iban", "US_SSN": "ssn", "PHONE": "phone"}
+
+
 def run(cmd, rows):
-    inp = ''.join(json.dumps({"text": r["text"]}) + '\n' for r in rows)
+    """Redact every row's text with `cmd` (JSON lines in, JSON lines out); (outputs, seconds)."""
+    inp = "".join(json.dumps({"text": r["text"]}) + "\n" for r in rows)
+    t = time.perf_counter()
     out = subprocess.run(cmd, input=inp, capture_output=True, text=True, check=True).stdout.splitlines()
-    return [json.loads(l)["out"] for l in out]
-def pii_spans(r):
+    dt = time.perf_counter() - t
+    assert len(out) == len(rows), f"{cmd[0]}: {len(out)} lines for {len(rows)} inputs"
+    return [json.loads(line)["text"] for line in out], dt
+
+
+def rate(pairs, hit):
+    return sum(1 for r, o in pairs if hit(r, o)) / max(1, len(pairs)), len(pairs)
+
+
+def recalled(secrets):
+    return lambda r, o: all(s not in o for s in secrets(r) if s)
+
+
+def changed(r, o):
+    return o != r["text"]
+
+
+def spans(r):
     return [r["text"][a:b] for a, b in r.get("spans", [])]
-def score(rows, outs, kind, secret_of):
-    pos = [(r, o) for r, o in zip(rows, outs) if r["expect"] == kind]
-    neg = [(r, o) for r, o in zip(rows, outs) if r["expect"] == "clean"]
-    rec = sum(1 for r, o in pos if all(s not in o for s in secret_of(r) if s)) / max(1, len(pos))
-    fr = sum(1 for r, o in neg if o != r["text"]) / max(1, len(neg))
-    return rec, fr, len(pos), len(neg)
+
+
 def main():
-    warden = shlex.split(sys.argv[1]); hermes = [sys.argv[2], '-c', HERMES]
-    gl = [json.loads(l) for l in open(f'{CORP}/gitleaks-samples.jsonl')]
-    pr = [json.loads(l) for l in open(f'{CORP}/presidio-samples.jsonl')]
-    core = {'credit_card', 'email_address', 'iban_code', 'us_ssn', 'phone_number'}
-    prc = [r for r in pr if r['rule'].lower() in core]
-    templ = lambda r: r.get('origin', '').startswith('code')  # name = value templates
-    for name, cmd in [('warden', warden), ('hermes-0.19.0', hermes)]:
-        go = run(cmd, gl)
-        rec, fr, n, m = score(gl, go, 'secret', lambda r: r['secrets'])
-        sub = [(r, o) for r, o in zip(gl, go) if not templ(r)]
-        rec2, _, n2, _ = score([r for r, _ in sub], [o for _, o in sub], 'secret', lambda r: r['secrets'])
-        po = run(cmd, prc)
-        prec, pfr, pn, pm = score(prc, po, 'pii', pii_spans)
-        print(f'{name:14} gitleaks recall {rec:6.1%} (n={n}; non-template {rec2:6.1%} n={n2})  false-redaction {fr:6.1%} (n={m}) | '
-              f'presidio core-PII recall {prec:6.1%} (n={pn})  false-redaction {pfr:6.1%} (n={pm})')
-        for ent in sorted(core):
-            rows = [(r, o) for r, o in zip(prc, po) if r['rule'].lower() == ent]
-            if rows:
-                rr, _, k, _ = score([r for r, _ in rows], [o for _, o in rows], 'pii', pii_spans)
-                print(f'{"":14}   {ent:12} recall {rr:6.1%} (n={k})')
-main()
+    gl = [json.loads(line) for line in open(os.path.join(CORP, "gitleaks-samples.jsonl"))]
+    pr = [json.loads(line) for line in open(os.path.join(CORP, "presidio-samples.jsonl"))]
+    pr = [r for r in pr if r["rule"] in CORE_PII]
+    tools = {
+        "warden secrets pack": ([WARDEN, "redact", "--format", "jsonl", "--policy", os.path.join(REPO, "policies/secrets.warden")], gl),
+        "warden pii pack": ([WARDEN, "redact", "--format", "jsonl", "--policy", os.path.join(REPO, "policies/pii.warden")], pr),
+        "warden (both, default)": ([WARDEN, "redact", "--format", "jsonl"], None),
+        "hermes 0.19.0": ([HERMES_PY, "-c", HERMES], None),
+    }
+    print("| tool | gitleaks recall (secret, n) | recall w/o `name = value` templates | gitleaks false redaction (clean, n) "
+          "| presidio core-PII recall (n) | presidio false redaction (n) | per entity recall |")
+    print("|---|---|---|---|---|---|---|")
+    for name, (cmd, only) in tools.items():
+        cells = []
+        if only is not pr:
+            go, t1 = run(cmd, gl)
+            pairs = list(zip(gl, go))
+            pos = [(r, o) for r, o in pairs if r["expect"] == "secret"]
+            neg = [(r, o) for r, o in pairs if r["expect"] == "clean"]
+            nontempl = [(r, o) for r, o in pos if not r.get("origin", "").startswith("code")]
+            rec, n = rate(pos, recalled(lambda r: r["secrets"]))
+            rec2, n2 = rate(nontempl, recalled(lambda r: r["secrets"]))
+            fr, m = rate(neg, changed)
+            cells += [f"{rec:.1%} ({n})", f"{rec2:.1%} ({n2})", f"{fr:.1%} ({m})"]
+        else:
+            cells += ["–", "–", "–"]
+        if only is not gl:
+            po, t2 = run(cmd, pr)
+            pairs = list(zip(pr, po))
+            pos = [(r, o) for r, o in pairs if r["expect"] == "pii"]
+            neg = [(r, o) for r, o in pairs if r["expect"] == "clean"]
+            rec, n = rate(pos, recalled(spans))
+            fr, m = rate(neg, changed)
+            ents = []
+            for ent, short in CORE_PII.items():
+                rows = [(r, o) for r, o in pos if r["rule"] == ent]
+                if rows:
+                    er, k = rate(rows, recalled(spans))
+                    ents.append(f"{short} {er:.0%} ({k})")
+            cells += [f"{rec:.1%} ({n})", f"{fr:.1%} ({m})", ", ".join(ents)]
+        else:
+            cells += ["–", "–", "–"]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()

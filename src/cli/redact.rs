@@ -28,6 +28,8 @@ pub(crate) enum Format {
     Text,
     /// JSON: redact inside string values, keep the document valid (read whole, ≤ 64 MiB).
     Json,
+    /// JSON Lines: each line a JSON document, redacted inside its string values; one line out per line in.
+    Jsonl,
 }
 
 #[derive(clap::Args)]
@@ -92,6 +94,32 @@ pub(crate) fn run(a: Args) -> i32 {
         eprintln!("error: cannot read stdin: {e}");
         return EXIT_USAGE;
     }
+    if a.format == Format::Jsonl {
+        let reader = std::io::BufReader::new(std::io::Cursor::new(head).chain(input));
+        let mut findings = Vec::new();
+        let mut offset = 0;
+        for line in std::io::BufRead::lines(reader) {
+            let line = match line {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("error: cannot read stdin: {e}");
+                    return EXIT_USAGE;
+                }
+            };
+            let red = redactor.redact(&line);
+            findings.extend(red.findings.iter().cloned().map(|mut f| {
+                f.start += offset;
+                f.end += offset;
+                f
+            }));
+            offset += line.len() + 1;
+            if writeln!(out, "{}", red.text).is_err() {
+                return EXIT_USAGE;
+            }
+        }
+        let _ = out.flush();
+        return write_report(a.report.as_deref(), hook, &findings);
+    }
     let looks_json = head
         .iter()
         .find(|b| !b.is_ascii_whitespace())
@@ -124,19 +152,29 @@ pub(crate) fn run(a: Args) -> i32 {
             return EXIT_USAGE;
         }
     };
-    if let Some(path) = a.report {
-        let report: Vec<serde_json::Value> = findings
-            .iter()
-            .map(|f| serde_json::json!({"rule": &*f.rule_id, "label": &*f.label, "start": f.start, "end": f.end}))
-            .collect();
-        let text = serde_json::to_string_pretty(
-            &serde_json::json!({"event": hook.name(), "findings": report}),
-        )
-        .unwrap_or_default();
-        if let Err(e) = std::fs::write(&path, text + "\n") {
+    write_report(a.report.as_deref(), hook, &findings)
+}
+
+/// Write the findings report (rule, label, byte span; never the secret).
+fn write_report(
+    path: Option<&std::path::Path>,
+    hook: Hook,
+    findings: &[warden::redact::Finding],
+) -> i32 {
+    let Some(path) = path else { return EXIT_OK };
+    let report: Vec<serde_json::Value> = findings
+        .iter()
+        .map(|f| serde_json::json!({"rule": &*f.rule_id, "label": &*f.label, "start": f.start, "end": f.end}))
+        .collect();
+    let text = serde_json::to_string_pretty(
+        &serde_json::json!({"event": hook.name(), "findings": report}),
+    )
+    .unwrap_or_default();
+    match std::fs::write(path, text + "\n") {
+        Ok(()) => EXIT_OK,
+        Err(e) => {
             eprintln!("error: cannot write {}: {e}", path.display());
-            return EXIT_USAGE;
+            EXIT_USAGE
         }
     }
-    EXIT_OK
 }

@@ -112,7 +112,31 @@ pub(crate) fn store(dir: &Path, key: u64, hook: Hook, snap: &Snapshot) -> std::i
     drop(f);
     std::fs::rename(&tmp, dir.join(name)).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
-    })
+    })?;
+    prune(dir, KEEP);
+    Ok(())
+}
+
+/// Snapshots kept per cache directory; older ones (stale policy versions) are removed.
+const KEEP: usize = 32;
+
+/// Remove all but the `keep` most recently written snapshots.
+fn prune(dir: &Path, keep: usize) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut snaps: Vec<(std::time::SystemTime, PathBuf)> = rd
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".snapshot"))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    if snaps.len() <= keep {
+        return;
+    }
+    snaps.sort();
+    for (_, p) in &snaps[..snaps.len() - keep] {
+        let _ = std::fs::remove_file(p);
+    }
 }
 
 /// The part of a checked policy one hook needs: its rules (decision rules,
@@ -185,6 +209,20 @@ mod tests {
                 assert_eq!(a.origin.location(), b.origin.location());
             }
         }
+    }
+
+    #[test]
+    fn old_snapshots_are_pruned() {
+        let dir = tempfile::tempdir().unwrap();
+        let snap = Snapshot {
+            policy: CheckedPolicy::default(),
+            requirements: Vec::new(),
+        };
+        for k in 0..(KEEP as u64 + 5) {
+            store(dir.path(), k, Hook::PreToolCall, &snap).unwrap();
+        }
+        let n = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(n, KEEP);
     }
 
     #[test]

@@ -194,16 +194,19 @@ impl HookIndex {
         let mut filters = Vec::with_capacity(order.len());
         for field in order {
             let (literals, _, targets) = by_field.remove(&field).expect("field entry");
+            // A DFA searches fastest but takes longest to build: worth it for a
+            // long-lived matcher set, not for a hook process that sees one event
+            // (there the cheapest automaton to build wins: fields are short).
+            let kind = match (set.lazy, literals.len() <= 400) {
+                (false, true) => AhoCorasickKind::DFA,
+                (false, false) => AhoCorasickKind::ContiguousNFA,
+                (true, _) => AhoCorasickKind::NoncontiguousNFA,
+            };
             let automaton = AhoCorasick::builder()
                 .ascii_case_insensitive(true)
                 .match_kind(MatchKind::Standard)
-                .kind(Some(if literals.len() <= 400 && !set.lazy {
-                    // A DFA searches fastest but takes longest to build: worth it
-                    // for a long-lived matcher set, not for a one-event hook process.
-                    AhoCorasickKind::DFA
-                } else {
-                    AhoCorasickKind::ContiguousNFA
-                }))
+                .kind(Some(kind))
+                .prefilter(!set.lazy)
                 .build(&literals)
                 .expect("literal automaton");
             filters.push(FieldFilter {

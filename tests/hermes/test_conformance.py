@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import HOOK_TIMEOUT, fixture, hook_command, parse_hook_stdout, run_hook
+from conftest import DRIVER_TIMEOUT, HOOK_TIMEOUT, fixture, hook_command, parse_hook_stdout, run_hook
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -383,6 +383,75 @@ def test_consent_missing_means_no_protection(hermes, sandbox, warden_bin):
     assert res["registered"] == []
     assert_ran(res["steps"][0], m)
     assert any("not allowlisted" in l for l in res["log"]), res["log"]
+
+
+# Loads $HERMES_HOME/config.yaml with Hermes's own loader and registers its hooks
+# the way cli.py does, *without* --accept-hooks: only the allowlist lets a hook run.
+_LOAD_REAL_CONFIG = """
+import json, logging, sys
+records = []
+class H(logging.Handler):
+    def emit(self, r): records.append(f"{r.levelname} {r.name}: {r.getMessage()}")
+logging.getLogger("agent.shell_hooks").addHandler(H()); logging.getLogger("agent.shell_hooks").setLevel(logging.DEBUG)
+from hermes_cli.config import load_config
+from agent import shell_hooks
+from hermes_cli import plugins
+import model_tools
+plugins.get_plugin_manager()._hooks.clear(); shell_hooks.reset_for_tests()
+cfg = load_config()
+specs = shell_hooks.register_from_config(cfg)
+calls = json.loads(sys.argv[2])
+out = {"registered": [{"event": s.event, "command": s.command, "matcher": s.matcher, "timeout": s.timeout} for s in specs],
+       "model": cfg.get("model"), "display": cfg.get("display"), "log": records,
+       "results": [model_tools.handle_function_call("terminal", {"command": c}, task_id="task-install",
+                                                    session_id="sess-install", tool_call_id=f"call-{i}")
+                   for i, c in enumerate(calls)]}
+json.dump(out, open(sys.argv[1], "w"), default=str)
+"""
+
+
+def test_install_command_config_is_honoured_by_real_loader(sandbox, warden_bin):
+    """`warden install hermes --accept` edits a commented config.yaml; Hermes 0.19.0 loads *that* file
+    with hermes_cli.config.load_config(), registers the hook without accept_hooks (the allowlist entry
+    install wrote is the only consent), and the hook then blocks a dangerous call and lets a harmless one run."""
+    import sys
+    home = sandbox["hermes_home"]
+    original = ("# user config, comments must survive\n"
+                "model:\n  default: test-model   # kept\n\n"
+                "display:\n  compact: true\n")
+    (home / "config.yaml").write_text(original)
+    proc = subprocess.run([warden_bin, "install", "hermes", "--hermes-home", str(home), "--accept", "--policy", POLICY],
+                          env=sandbox["env"], capture_output=True, text=True, timeout=HOOK_TIMEOUT)
+    assert proc.returncode == 0, proc.stderr
+    edited = (home / "config.yaml").read_text()
+    assert "# user config, comments must survive" in edited and "# kept" in edited, edited
+    assert (home / "config.yaml.bak").read_text() == original
+    approvals = json.loads((home / "shell-hooks-allowlist.json").read_text())["approvals"]
+    assert [a["event"] for a in approvals] == ["pre_tool_call"], approvals
+
+    m_block, m_allow = marker(sandbox, "IB"), marker(sandbox, "IA")
+    script, result = sandbox["tmp"] / "load_real_config.py", sandbox["tmp"] / "load_real_config.json"
+    script.write_text(_LOAD_REAL_CONFIG)
+    run = subprocess.run([sys.executable, str(script), str(result), json.dumps([cmd_block(m_block), cmd_allow(m_allow)])],
+                         env=sandbox["env"], cwd=str(sandbox["work"]), stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=DRIVER_TIMEOUT)
+    assert run.returncode == 0, run.stderr[-3000:]
+    res = json.loads(result.read_text())
+    assert res["model"]["default"] == "test-model" and res["display"]["compact"] is True, res
+    assert len(res["registered"]) == 1, res["log"]
+    reg = res["registered"][0]
+    assert reg["event"] == "pre_tool_call" and reg["command"] == approvals[0]["command"]
+    assert reg["matcher"] == "terminal|write_file|patch|read_file|execute_code" and reg["timeout"] == 5
+    assert not [l for l in res["log"] if "not allowlisted" in l], res["log"]
+    blocked, allowed = res["results"]
+    err = assert_blocked(blocked, m_block)
+    assert "rm -rf /" in err, f"expected the policy's block, not a fail-closed error: {err!r}"
+    assert_ran(allowed, m_allow)
+
+    doctor = subprocess.run([warden_bin, "doctor", "--hermes-home", str(home), "--hermes-python", sys.executable],
+                            env=sandbox["env"], capture_output=True, text=True, timeout=DRIVER_TIMEOUT)
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert "Hermes 0.19.0" in doctor.stdout and "DROPS" in doctor.stdout, doctor.stdout
 
 
 # ---------------------------------------------------------------------------
