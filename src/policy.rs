@@ -173,7 +173,7 @@ pub fn load_for_hook(
     let cache_dir = cache_dir.filter(|_| compile::cache::CACHED_HOOKS.contains(&hook));
     if let Some(dir) = cache_dir {
         if let Some(snap) = compile::cache::load(dir, key, hook) {
-            let mut set = compile::compile(&snap.policy, opts)?;
+            let mut set = compile::compile_owned(snap.policy, opts)?;
             set.precomputed = Some(snap.requirements);
             return Ok((set, key));
         }

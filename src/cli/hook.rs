@@ -11,6 +11,23 @@ use warden::host::hermes::{self, HookResponse, HostMode};
 use warden::policy::Source;
 use warden::{CompileOptions, Decision, Hook};
 
+/// `--help` epilogue: setup, fail-closed behaviour and exit codes.
+pub(crate) const AFTER_HELP: &str = "In ~/.hermes/config.yaml (or let `warden install hermes` write it):
+  hooks:
+    pre_tool_call:
+      - matcher: \"terminal|write_file|patch|read_file|execute_code\"
+        command: \"/usr/local/bin/warden hook --policy /etc/warden/policies\"
+        timeout: 5
+        fail_closed: true
+
+Example:
+  echo '{\"hook_event_name\":\"pre_tool_call\",\"tool_name\":\"terminal\",\"tool_input\":{\"command\":\"rm -rf /\"}}' | warden hook
+
+Any error on pre_tool_call or pre_llm_call (bad payload, missing or invalid policy, bad
+arguments, deadline, panic) answers with a block naming the cause.
+
+Exit codes: 0 = allow/approve/modify/context, 2 = block (pre_tool_call; also every failure).";
+
 /// Largest accepted payload.
 const DEFAULT_MAX_INPUT: usize = 8 << 20;
 

@@ -50,9 +50,7 @@ enum Command {
     )]
     Eval(eval::Args),
     /// Run as a Hermes shell hook: one event on stdin, one JSON answer on stdout.
-    #[command(
-        after_help = "In ~/.hermes/config.yaml:\n  hooks:\n    pre_tool_call:\n      - command: \"warden hook --policy ~/.hermes/policies\"\n        timeout: 5\n        fail_closed: true\n\nExit codes: 0 = allow/approve/modify/context, 2 = block (pre_tool_call)."
-    )]
+    #[command(after_help = hook::AFTER_HELP)]
     Hook(hook::Args),
     /// Redact secrets and personal data: stdin → stdout, a pipe filter for tool results and logs.
     #[command(
@@ -107,18 +105,48 @@ impl PolicyArgs {
     }
 }
 
+/// `warden hook` alone: the hook runs once per tool call, so it parses only
+/// its own flags instead of building every subcommand's definition.
+#[derive(Parser)]
+#[command(
+    name = "warden hook",
+    version,
+    about = "Run as a Hermes shell hook: one event on stdin, one JSON answer on stdout",
+    after_help = hook::AFTER_HELP
+)]
+struct HookOnly {
+    #[command(flatten)]
+    args: hook::Args,
+}
+
 /// Parse the command line and run it; returns the exit code.
 pub fn run() -> i32 {
+    let mut argv = std::env::args_os();
+    if argv.nth(1).is_some_and(|a| a == "hook") {
+        let rest = std::iter::once(std::ffi::OsString::from("warden hook")).chain(argv);
+        return match HookOnly::try_parse_from(rest) {
+            Ok(h) => hook::run(h.args),
+            Err(e) if !e.use_stderr() => {
+                let _ = e.print();
+                EXIT_OK
+            }
+            Err(e) => {
+                let _ = e.print();
+                // A typo in the hook's command line must not switch protection
+                // off: Hermes reads an empty stdout as "allow".
+                hook::bad_arguments(&e.kind().to_string())
+            }
+        };
+    }
+    run_full()
+}
+
+fn run_full() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
             let _ = e.print();
-            // A typo in the hook's command line must not switch protection
-            // off: Hermes reads an empty stdout as "allow".
-            if e.use_stderr() && std::env::args().nth(1).as_deref() == Some("hook") {
-                return hook::bad_arguments(&e.kind().to_string());
-            }
             return code;
         }
     };

@@ -253,6 +253,7 @@ pub(crate) enum CQual {
 
 /// A literal `under` target: absolute once `~` is expanded, or relative to
 /// the event's `cwd`.
+#[derive(Clone)]
 pub(crate) enum UnderPath {
     Abs(String),
     Rel(String),
@@ -371,29 +372,52 @@ impl std::fmt::Debug for MatcherSet {
 
 /// Compile a checked policy.
 pub fn compile(policy: &CheckedPolicy, opts: &CompileOptions) -> Result<MatcherSet, CompileError> {
+    compile_owned(policy.clone(), opts)
+}
+
+/// [`compile`], consuming the policy (its conditions move into the matchers
+/// instead of being copied: what the hook's cache path wants).
+pub fn compile_owned(
+    policy: CheckedPolicy,
+    opts: &CompileOptions,
+) -> Result<MatcherSet, CompileError> {
     let mut b = Builder {
+        paths: Default::default(),
         atoms: Vec::new(),
         home: opts.home.clone(),
         eager: !opts.lazy,
     };
+    let exempt_of: Vec<Vec<u32>> = policy
+        .rules
+        .iter()
+        .map(|r| {
+            policy
+                .exemptions
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.covers(&r.id))
+                .map(|(i, _)| i as u32)
+                .collect()
+        })
+        .collect();
     let mut exemptions = Vec::with_capacity(policy.exemptions.len());
-    for e in &policy.exemptions {
-        let when = match &e.when {
+    for e in policy.exemptions {
+        let when = match e.when {
             Some(w) => Some(b.node(w, &e.origin)?),
             None => None,
         };
         exemptions.push(CExempt {
             when,
-            because: e.because.clone(),
-            until: e.until.clone(),
-            origin: e.origin.clone(),
+            because: e.because,
+            until: e.until,
+            origin: e.origin,
         });
     }
     let mut rules = Vec::with_capacity(policy.rules.len());
     let mut redact_rules = Vec::new();
-    for r in &policy.rules {
-        let when = b.node(&r.when, &r.origin)?;
-        let unless = match &r.unless {
+    for (r, exempt_idx) in policy.rules.into_iter().zip(exempt_of) {
+        let when = b.node(r.when, &r.origin)?;
+        let unless = match r.unless {
             Some(u) => Some(b.node(u, &r.origin)?),
             None => None,
         };
@@ -422,23 +446,16 @@ pub fn compile(policy: &CheckedPolicy, opts: &CompileOptions) -> Result<MatcherS
                 CAction::Redact
             }
         };
-        let exempt_idx = policy
-            .exemptions
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.covers(&r.id))
-            .map(|(i, _)| i as u32)
-            .collect();
         rules.push(CRule {
-            id: r.id.clone(),
-            severity: r.severity.clone(),
             hooks: r.hooks.iter().fold(0, |m, h| m | h.bit()),
             when,
             unless,
             kind: r.action.kind(),
             action,
             exemptions: exempt_idx,
-            origin: r.origin.clone(),
+            id: r.id,
+            severity: r.severity,
+            origin: r.origin,
         });
     }
     let set = MatcherSet {
@@ -569,6 +586,8 @@ fn cost(e: &Expr) -> u8 {
 }
 
 struct Builder {
+    /// `under` targets already normalised (packs repeat the same path lists).
+    paths: std::cell::RefCell<std::collections::HashMap<String, UnderPath>>,
     atoms: Vec<CAtom>,
     home: Option<String>,
     eager: bool,
@@ -582,18 +601,18 @@ impl Builder {
         })
     }
 
-    fn node(&mut self, e: &Expr, origin: &Origin) -> Result<Node, CompileError> {
+    fn node(&mut self, e: Expr, origin: &Origin) -> Result<Node, CompileError> {
         Ok(match e {
             Expr::And(v) => Node::And(self.cheapest_first(v, origin)?),
             Expr::Or(v) => Node::Or(self.cheapest_first(v, origin)?),
-            Expr::Not(e) => Node::Not(Box::new(self.node(e, origin)?)),
-            Expr::Const(b) => Node::Const(*b),
+            Expr::Not(e) => Node::Not(Box::new(self.node(*e, origin)?)),
+            Expr::Const(b) => Node::Const(b),
             Expr::Atom(a) => {
                 let test = self.test(&a.test, origin)?;
                 self.atoms.push(CAtom {
-                    field: a.field.clone(),
+                    field: a.field,
                     test,
-                    source: a.test.clone(),
+                    source: a.test,
                 });
                 Node::Atom((self.atoms.len() - 1) as u32)
             }
@@ -603,8 +622,12 @@ impl Builder {
     /// Children of `and`/`or`, cheapest to evaluate first (conditions have no
     /// side effects, so order only changes cost): a `tool ==` test decides
     /// before a regex is compiled or a command line parsed.
-    fn cheapest_first(&mut self, v: &[Expr], origin: &Origin) -> Result<Box<[Node]>, CompileError> {
-        let mut kids: Vec<(u8, &Expr)> = v.iter().map(|e| (cost(e), e)).collect();
+    fn cheapest_first(
+        &mut self,
+        v: Vec<Expr>,
+        origin: &Origin,
+    ) -> Result<Box<[Node]>, CompileError> {
+        let mut kids: Vec<(u8, Expr)> = v.into_iter().map(|e| (cost(&e), e)).collect();
         kids.sort_by_key(|(c, _)| *c);
         kids.into_iter()
             .map(|(_, e)| self.node(e, origin))
@@ -684,13 +707,18 @@ impl Builder {
     }
 
     fn under_paths(&self, ps: &[String]) -> Vec<UnderPath> {
+        let mut memo = self.paths.borrow_mut();
         ps.iter()
-            .map(
-                |p| match crate::paths::normalize(p, None, self.home.as_deref()) {
-                    Some(abs) => UnderPath::Abs(abs),
-                    None => UnderPath::Rel(p.clone()),
-                },
-            )
+            .map(|p| {
+                memo.entry(p.clone())
+                    .or_insert_with(|| {
+                        match crate::paths::normalize(p, None, self.home.as_deref()) {
+                            Some(abs) => UnderPath::Abs(abs),
+                            None => UnderPath::Rel(p.clone()),
+                        }
+                    })
+                    .clone()
+            })
             .collect()
     }
 

@@ -19,9 +19,26 @@ use std::collections::HashMap;
 /// One field's automaton and, per pattern, the rules it admits.
 pub(crate) struct FieldFilter {
     pub(crate) field: Field,
-    pub(crate) automaton: AhoCorasick,
+    automaton: std::sync::OnceLock<AhoCorasick>,
+    kind: AhoCorasickKind,
     pub(crate) literals: Vec<String>,
     pub(crate) targets: Vec<Vec<u32>>,
+}
+
+impl FieldFilter {
+    /// The automaton over `literals`, built on first use in a lazy set (an
+    /// event that lacks the field never pays for it).
+    pub(crate) fn automaton(&self) -> &AhoCorasick {
+        self.automaton.get_or_init(|| {
+            AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::Standard)
+                .kind(Some(self.kind))
+                .prefilter(self.kind != AhoCorasickKind::NoncontiguousNFA)
+                .build(&self.literals)
+                .expect("literal automaton")
+        })
+    }
 }
 
 /// Program names of the parsed command line → the rules that name them.
@@ -202,19 +219,17 @@ impl HookIndex {
                 (false, false) => AhoCorasickKind::ContiguousNFA,
                 (true, _) => AhoCorasickKind::NoncontiguousNFA,
             };
-            let automaton = AhoCorasick::builder()
-                .ascii_case_insensitive(true)
-                .match_kind(MatchKind::Standard)
-                .kind(Some(kind))
-                .prefilter(!set.lazy)
-                .build(&literals)
-                .expect("literal automaton");
-            filters.push(FieldFilter {
+            let filter = FieldFilter {
                 field,
-                automaton,
+                automaton: std::sync::OnceLock::new(),
+                kind,
                 literals,
                 targets,
-            });
+            };
+            if !set.lazy {
+                filter.automaton();
+            }
+            filters.push(filter);
         }
         HookIndex {
             programs,

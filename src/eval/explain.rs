@@ -197,7 +197,7 @@ impl MatcherSet {
                 });
             }
             for text in &texts {
-                for m in f.automaton.find_overlapping_iter(text.as_str()) {
+                for m in f.automaton().find_overlapping_iter(text.as_str()) {
                     let p = m.pattern().as_usize();
                     let lit = &f.literals[p];
                     if hits.iter().any(|h| h.field == field && &h.literal == lit) {

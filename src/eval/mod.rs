@@ -250,7 +250,7 @@ impl<'a> Run<'a> {
         }
         for f in &idx.filters {
             let mut mark = |text: &str| {
-                for m in f.automaton.find_overlapping_iter(text) {
+                for m in f.automaton().find_overlapping_iter(text) {
                     for &r in &f.targets[m.pattern().as_usize()] {
                         bits[r as usize / 64] |= 1 << (r % 64);
                     }
