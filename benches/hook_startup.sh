@@ -16,9 +16,15 @@ if [[ -z "$WARDEN_BIN" ]]; then
 fi
 [[ -n "$WARDEN_BIN" && -x "$WARDEN_BIN" ]] || { echo "hook_startup.sh: no warden binary (set WARDEN_BIN)" >&2; exit 1; }
 command -v jq >/dev/null || { echo "hook_startup.sh: needs jq" >&2; exit 1; }
-if ! command -v hyperfine >/dev/null; then
-  echo "hook_startup.sh: installing hyperfine" >&2
-  apt-get install -y hyperfine >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y hyperfine >/dev/null; }
+# hyperfine >= 1.16 feeds stdin itself (--input) and runs without a shell (-N), so only the
+# process is measured. Debian 12 ships 1.15; then build 1.18 from crates.io once, into the cache.
+HYPERFINE="${HYPERFINE:-hyperfine}"
+if ! "$HYPERFINE" --help 2>/dev/null | grep -q -- '--input'; then
+  HYPERFINE="$HOME/.cache/warden/hyperfine/bin/hyperfine"
+  if [[ ! -x "$HYPERFINE" ]]; then
+    echo "hook_startup.sh: installing hyperfine 1.18 (cargo) into ~/.cache/warden/hyperfine" >&2
+    cargo install hyperfine@1.18.0 --locked --quiet --root "$HOME/.cache/warden/hyperfine" >&2
+  fi
 fi
 RUNS="${RUNS:-200}"; WARMUP="${WARMUP:-20}"
 
@@ -48,18 +54,21 @@ done
 # hyperfine >= 1.16 can feed stdin itself (--input) and run without a shell (-N): that measures
 # only the process. Older hyperfine (Debian 12 ships 1.15) has no --input; then the commands run
 # under `sh -c '... < payload'` and hyperfine subtracts its measured shell-spawn time.
-names=(true "warden hook" "block-rm-rf.sh (jq+grep)")
-if hyperfine --help 2>/dev/null | grep -q -- '--input'; then
+names=(true "warden hook" "warden hook --no-cache" "block-rm-rf.sh (jq+grep)")
+export WARDEN_CACHE_DIR="$T/cache"   # a cache of its own; the warm-up runs fill it
+if "$HYPERFINE" --help 2>/dev/null | grep -q -- '--input'; then
   mode="--input + --shell=none"
-  hyperfine -N --input "$T/payload.json" --warmup "$WARMUP" --runs "$RUNS" --style basic \
+  "$HYPERFINE" -N --input "$T/payload.json" --warmup "$WARMUP" --runs "$RUNS" --style basic \
     --export-json "$T/r.json" \
-    -n "${names[0]}" "true" -n "${names[1]}" "$WARDEN_BIN hook" -n "${names[2]}" "$T/block-rm-rf.sh" >&2
+    -n "${names[0]}" "true" -n "${names[1]}" "$WARDEN_BIN hook" -n "${names[2]}" "$WARDEN_BIN hook --no-cache" \
+    -n "${names[3]}" "$T/block-rm-rf.sh" >&2
 else
   mode="sh -c with '< payload' (shell spawn time subtracted by hyperfine $(hyperfine --version | awk '{print $2}'))"
   hyperfine --shell sh --warmup "$WARMUP" --runs "$RUNS" --style basic --export-json "$T/r.json" \
     -n "${names[0]}" "true < '$T/payload.json'" \
     -n "${names[1]}" "env -u WARDEN_POLICY '$WARDEN_BIN' hook < '$T/payload.json'" \
-    -n "${names[2]}" "'$T/block-rm-rf.sh' < '$T/payload.json'" >&2
+    -n "${names[2]}" "env -u WARDEN_POLICY '$WARDEN_BIN' hook --no-cache < '$T/payload.json'" \
+    -n "${names[3]}" "'$T/block-rm-rf.sh' < '$T/payload.json'" >&2
 fi
 
 echo

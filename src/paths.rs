@@ -4,70 +4,22 @@
 //! the agent wrote it).
 
 /// Normalise `path` to an absolute path. `base` resolves relative paths;
-/// `home` expands `~`, `~/…`, `$HOME` and `${HOME}`. Returns `None` when the
-/// path is relative and there is no base, or it needs a home that is unknown.
+/// `home` expands `~`, `~/…`, `$HOME` and `${HOME}` (without a home the
+/// result keeps a leading `~`). Returns `None` for a relative path with no
+/// base. One implementation serves policies and the shell analyser.
 pub fn normalize(path: &str, base: Option<&str>, home: Option<&str>) -> Option<String> {
-    let expanded: String;
-    let p = if let Some(rest) = strip_home(path) {
-        let h = home?;
-        expanded = format!(
-            "{}/{}",
-            h.trim_end_matches('/'),
-            rest.trim_start_matches('/')
-        );
-        expanded.as_str()
-    } else {
-        path
-    };
-    let joined: String;
-    let p = if p.starts_with('/') {
-        p
-    } else {
-        let b = normalize(base?, None, home).filter(|b| b.starts_with('/'))?;
-        joined = format!("{b}/{p}");
-        joined.as_str()
-    };
-    let mut parts: Vec<&str> = Vec::new();
-    for seg in p.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            s => parts.push(s),
-        }
-    }
-    let mut out = String::with_capacity(p.len());
-    for s in &parts {
-        out.push('/');
-        out.push_str(s);
-    }
-    if out.is_empty() {
-        out.push('/');
-    }
-    Some(out)
-}
-
-/// The rest of a path that starts with a home reference.
-fn strip_home(p: &str) -> Option<&str> {
-    for prefix in ["~", "$HOME", "${HOME}"] {
-        if let Some(rest) = p.strip_prefix(prefix) {
+    for var in ["${HOME}", "$HOME"] {
+        if let Some(rest) = path.strip_prefix(var) {
             if rest.is_empty() || rest.starts_with('/') {
-                return Some(rest);
+                return crate::shell::normalize(&format!("~{rest}"), base, home);
             }
         }
     }
-    None
+    crate::shell::normalize(path, base, home)
 }
 
 /// True if normalised `path` equals `dir` or lies inside it.
-pub fn is_under(path: &str, dir: &str) -> bool {
-    if dir == "/" {
-        return path.starts_with('/');
-    }
-    path.strip_prefix(dir)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-}
+pub use crate::shell::is_under;
 
 #[cfg(test)]
 mod tests {
@@ -91,6 +43,7 @@ mod tests {
         );
         assert_eq!(normalize("/../..", None, h).as_deref(), Some("/"));
         assert_eq!(normalize("rel", None, h), None);
+        assert_eq!(normalize("~/x", None, None).as_deref(), Some("~/x"));
         assert_eq!(normalize("~x", Some("/b"), h).as_deref(), Some("/b/~x"));
     }
 

@@ -777,8 +777,12 @@ fn fmt_check_write_and_idempotence() {
     let diff = stdout(&o);
     assert!(
         diff.contains("site.warden")
-            && diff.lines().any(|l| l.contains(" + "))
-            && diff.lines().any(|l| l.contains(" - ")),
+            && diff
+                .lines()
+                .any(|l| l.starts_with('+') && !l.starts_with("+++"))
+            && diff
+                .lines()
+                .any(|l| l.starts_with('-') && !l.starts_with("---")),
         "diff:\n{diff}"
     );
     assert_eq!(std::fs::read_to_string(&raw).unwrap(), UNFORMATTED);

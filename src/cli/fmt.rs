@@ -110,7 +110,16 @@ pub(crate) fn run(a: Args) -> i32 {
         };
         if a.check {
             if formatted != file.text {
-                println!("{}", diff(&path, &file.text, &formatted));
+                let name = path.display().to_string();
+                print!(
+                    "{}",
+                    super::install::unified_diff(
+                        &file.text,
+                        &formatted,
+                        &name,
+                        &format!("{name} (formatted)")
+                    )
+                );
                 status = status.max(EXIT_POLICY);
             }
         } else if a.write {
@@ -147,35 +156,4 @@ fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
-}
-
-/// A small unified-style line diff (longest common subsequence).
-pub(crate) fn diff(path: &Path, old: &str, new: &str) -> String {
-    let a: Vec<&str> = old.lines().collect();
-    let b: Vec<&str> = new.lines().collect();
-    let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    let mut out = format!("--- {p}\n+++ {p} (formatted)\n", p = path.display());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        if i < a.len() && j < b.len() && a[i] == b[j] {
-            i += 1;
-            j += 1;
-        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            out.push_str(&format!("{:>4} + {}\n", j + 1, b[j]));
-            j += 1;
-        } else {
-            out.push_str(&format!("{:>4} - {}\n", i + 1, a[i]));
-            i += 1;
-        }
-    }
-    out
 }

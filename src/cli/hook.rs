@@ -2,6 +2,7 @@
 //! JSON object on stdout, logs on stderr, and fail-closed on every error of
 //! a gating event (`pre_tool_call`, `pre_llm_call`).
 
+use super::install::expand_home;
 use super::PolicyArgs;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -296,19 +297,4 @@ fn decide(a: &Args, input: &[u8], want_audit: bool) -> Outcome {
     // only cost time on the agent's critical path.
     std::mem::forget(set);
     Outcome { response, audit }
-}
-
-/// `~`, `~/x`, `$HOME/x` → absolute. Hermes expands only a leading `~` of
-/// the whole command line, so `--policy ~/.hermes/policies` arrives as is.
-fn expand_home(p: &std::path::Path) -> PathBuf {
-    let s = p.to_string_lossy();
-    let home = std::env::var("HOME").unwrap_or_default();
-    for prefix in ["~", "$HOME", "${HOME}"] {
-        if let Some(rest) = s.strip_prefix(prefix) {
-            if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) {
-                return PathBuf::from(format!("{home}{rest}"));
-            }
-        }
-    }
-    p.to_path_buf()
 }

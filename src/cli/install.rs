@@ -310,7 +310,9 @@ pub(crate) fn hermes_home(flag: Option<&Path>) -> Option<PathBuf> {
         .map(|h| PathBuf::from(h).join(".hermes"))
 }
 
-/// `~`, `~/x`, `$HOME/x` → absolute (what `warden hook` does to its paths).
+/// `~`, `~/x`, `$HOME/x` → absolute. Hermes expands only a leading `~` of
+/// the whole hook command line, so `warden hook --policy ~/.hermes/policies`
+/// receives the `~` as is; the hook and the installer expand it the same way.
 pub(crate) fn expand_home(p: &Path) -> PathBuf {
     let s = p.to_string_lossy();
     let home = std::env::var("HOME").unwrap_or_default();
@@ -1208,19 +1210,10 @@ pub(crate) fn iso_utc(t: SystemTime) -> String {
     let d = t.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
     let secs = d.as_secs() as i64;
     let micros = d.subsec_micros();
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let rem = secs.rem_euclid(86_400);
+    let date = warden::check::today_from_secs(secs.max(0) as u64);
     let mut s = format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
+        "{date}T{:02}:{:02}:{:02}",
         rem / 3600,
         rem % 3600 / 60,
         rem % 60
