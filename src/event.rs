@@ -150,6 +150,9 @@ pub enum Field {
     /// Internal (never written in a policy): the program names of the
     /// parsed command line, which the prefilter of shell predicates reads.
     ShellPrograms,
+    /// Internal: the normalised path in a field, which the prefilter of
+    /// `path(F) under "/literal"` tests looks up by its ancestors.
+    PathIn(Box<Field>),
 }
 
 /// Top-level field names and the hooks that carry them (`None` = every hook).
@@ -244,6 +247,7 @@ impl Field {
             Field::ExitCode => "exit_code",
             Field::ResponseText => "response_text",
             Field::ShellPrograms => "<programs>",
+            Field::PathIn(_) => "<path>",
         }
     }
 

@@ -98,6 +98,21 @@ fn ref_eval(e: &Expr, ev: &Event) -> bool {
             let vals = ref_values(ev, &a.field);
             match &a.test {
                 Test::Exists => vals.iter().any(|v| !v.is_null()),
+                // Lexical normalisation is the spec (`warden::paths`); what is checked here
+                // is that the prefilter's ancestor index never drops a rule that holds.
+                Test::Under {
+                    target: warden::check::ir::UnderTarget::Paths(dirs),
+                } => vals.iter().any(|v| {
+                    let norm =
+                        |p: &str, base: Option<&str>| warden::paths::normalize(p, base, None);
+                    v.as_str()
+                        .and_then(|s| norm(s, ev.cwd.as_deref()))
+                        .is_some_and(|p| {
+                            dirs.iter().any(|d| {
+                                norm(d, None).is_some_and(|d| warden::paths::is_under(&p, &d))
+                            })
+                        })
+                }),
                 t => vals.iter().any(|v| ref_test(t, v)),
             }
         }
@@ -1202,6 +1217,53 @@ rule uni { on pre_tool_call when args.command contains "K" nocase block "u" }
         &["kelvin", "eq", "re", "uni"],
     );
     agree(p, &tool_event("terminal", Some("Ix"), None), &["dotted"]);
+}
+
+/// `path(F) under "/dir"` goes through the prefilter's ancestor index:
+/// relative paths, `..`, the root and several values must all still reach it.
+#[test]
+fn path_under_index() {
+    let p = r#"
+rule data { on pre_tool_call when tool in ["write_file"] and path(args.path) under "/srv/data" block "d" }
+rule root { on pre_tool_call when path(args.path) under "/" block "r" }
+rule etc { on pre_tool_call when path(args.path) under ["/etc", "/work/p/secret"] block "e" }
+rule deep { on pre_tool_call when path(args.path) under "/srv/data/a/b" block "b" }
+"#;
+    agree(
+        p,
+        &tool_event("write_file", None, Some(json!("/srv/data/x"))),
+        &["data", "root"],
+    );
+    agree(
+        p,
+        &tool_event("write_file", None, Some(json!("/srv/database"))),
+        &["root"],
+    );
+    agree(
+        p,
+        &tool_event("write_file", None, Some(json!("secret/k"))),
+        &["root", "etc"],
+    );
+    agree(
+        p,
+        &tool_event("write_file", None, Some(json!("../../srv/data/a/b/c"))),
+        &["data", "root", "deep"],
+    );
+    agree(
+        p,
+        &tool_event("write_file", None, Some(json!("/etc/../srv/data"))),
+        &["data", "root"],
+    );
+    agree(
+        p,
+        &tool_event("write_file", None, Some(json!(["/tmp/x", "/etc/passwd"]))),
+        &["root", "etc"],
+    );
+    agree(
+        p,
+        &tool_event("read_file", None, Some(json!("/srv/data/a/b"))),
+        &["root", "deep"],
+    );
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! their union; `not` and non-literal atoms give none. Regex literals come
 //! from `regex-syntax`'s prefix (then suffix) extraction.
 
-use super::{CAction, MatcherSet, Node};
+use super::{CAction, CTest, MatcherSet, Node, UnderPath};
 use crate::check::ir::{ShellTest, Test};
 use crate::event::{Field, Hook};
 use crate::syntax::ast::Scalar;
@@ -96,6 +96,9 @@ type FieldLiterals = (Vec<String>, HashMap<String, usize>, Vec<Vec<u32>>);
 
 /// The prefilter of one hook.
 pub(crate) struct HookIndex {
+    /// `path(F) under "/dir"` tests: per field, directory → rules. A value
+    /// admits the rules of every ancestor of its normalised path.
+    pub(crate) under: Vec<(Field, HashMap<String, Vec<u32>>)>,
     /// Program-name filter of shell predicates.
     pub(crate) programs: ProgramFilter,
     /// Bitset of rules that always run on this hook (no requirement).
@@ -130,8 +133,8 @@ impl Requirement {
             let min_len = lits.iter().map(String::len).min().unwrap_or(0) as f64;
             let weight = match field {
                 Field::Tool | Field::Event => 0.25,
-                // Exact program names of the parsed command line are very selective.
-                Field::ShellPrograms => 2.0,
+                // Exact program names and path ancestors are very selective.
+                Field::ShellPrograms | Field::PathIn(_) => 2.0,
                 _ => 1.0,
             };
             weight * min_len.min(12.0)
@@ -171,6 +174,7 @@ impl HookIndex {
         let mut by_field: HashMap<Field, FieldLiterals> = HashMap::new();
         let mut order: Vec<Field> = Vec::new();
         let mut programs = ProgramFilter::default();
+        let mut under: Vec<(Field, HashMap<String, Vec<u32>>)> = Vec::new();
         for (i, rule) in set.rules.iter().enumerate() {
             if rule.hooks & hook.bit() == 0 || matches!(rule.action, CAction::Redact) {
                 continue;
@@ -184,6 +188,22 @@ impl HookIndex {
                     for (field, lits) in req.parts {
                         if field == Field::ShellPrograms {
                             programs.add(lits, i as u32);
+                            continue;
+                        }
+                        if let Field::PathIn(inner) = field {
+                            let at = match under.iter().position(|(f, _)| *f == *inner) {
+                                Some(at) => at,
+                                None => {
+                                    under.push((*inner, HashMap::new()));
+                                    under.len() - 1
+                                }
+                            };
+                            for dir in lits {
+                                let list: &mut Vec<u32> = under[at].1.entry(dir).or_default();
+                                if list.last() != Some(&(i as u32)) {
+                                    list.push(i as u32);
+                                }
+                            }
                             continue;
                         }
                         let entry = by_field.entry(field.clone()).or_insert_with(|| {
@@ -232,6 +252,7 @@ impl HookIndex {
             filters.push(filter);
         }
         HookIndex {
+            under,
             programs,
             base,
             unfiltered,
@@ -244,10 +265,23 @@ impl HookIndex {
 pub(crate) fn requirement(set: &MatcherSet, node: &Node) -> Option<Requirement> {
     match node {
         Node::Const(_) | Node::Not(_) => None,
-        Node::Atom(a) => atom_requirement(
-            &set.atoms[*a as usize].field,
-            &set.atoms[*a as usize].source,
-        ),
+        Node::Atom(a) => {
+            let atom = &set.atoms[*a as usize];
+            if let CTest::Under(targets) = &atom.test {
+                // Literal absolute targets: index the normalised path by its ancestors.
+                let abs: Option<Vec<String>> = targets
+                    .iter()
+                    .map(|t| match t {
+                        UnderPath::Abs(p) if p.starts_with('/') => Some(p.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                return abs.map(|lits| {
+                    Requirement::one(Field::PathIn(Box::new(atom.field.clone())), lits)
+                });
+            }
+            atom_requirement(&atom.field, &atom.source)
+        }
         Node::And(children) => {
             children
                 .iter()

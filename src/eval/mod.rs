@@ -144,6 +144,8 @@ pub(crate) struct Run<'a> {
     shell: std::cell::OnceCell<Option<shell::Analysis>>,
     /// Labels of what `detects` tests found, for `{findings}`.
     detected: std::cell::RefCell<Vec<String>>,
+    /// Paths already normalised in this run (many rules test the same `args.path`).
+    normalized: std::cell::RefCell<Vec<(String, Option<String>)>>,
 }
 
 impl MatcherSet {
@@ -214,6 +216,7 @@ impl<'a> Run<'a> {
             event,
             shell: std::cell::OnceCell::new(),
             detected: Default::default(),
+            normalized: Default::default(),
         }
     }
 
@@ -236,6 +239,18 @@ impl<'a> Run<'a> {
             .as_ref()
     }
 
+    /// `text` as a path normalised against the event's cwd and home, once per run.
+    pub(crate) fn normalized(&self, text: &str) -> Option<String> {
+        if let Some((_, n)) = self.normalized.borrow().iter().find(|(t, _)| t == text) {
+            return n.clone();
+        }
+        let n = crate::paths::normalize(text, self.event.cwd.as_deref(), self.set.home.as_deref());
+        self.normalized
+            .borrow_mut()
+            .push((text.to_string(), n.clone()));
+        n
+    }
+
     /// Candidate rules after the literal prefilter, as a bitset in policy order.
     pub(crate) fn candidates(&self) -> Vec<u64> {
         let idx = self.set.index(self.event.hook);
@@ -247,6 +262,28 @@ impl<'a> Run<'a> {
                         .lookup(&c.program, &mut |r| bits[r as usize / 64] |= 1 << (r % 64));
                 }
             }
+        }
+        for (field, dirs) in &idx.under {
+            for_each_value(self.event, field, &mut |v| {
+                let Some(path) = self.normalized(&v.as_text()) else {
+                    return false;
+                };
+                // `/a/b/c` admits the rules of `/a/b/c`, `/a/b`, `/a` and `/`.
+                let mut p = path.as_str();
+                loop {
+                    if let Some(rules) = dirs.get(p) {
+                        for &r in rules {
+                            bits[r as usize / 64] |= 1 << (r % 64);
+                        }
+                    }
+                    match p.rfind('/') {
+                        Some(0) if p.len() > 1 => p = "/",
+                        Some(i) if i > 0 => p = &p[..i],
+                        _ => break,
+                    }
+                }
+                false
+            });
         }
         for f in &idx.filters {
             let mut mark = |text: &str| {
@@ -432,6 +469,13 @@ impl Run<'_> {
                 return self
                     .shell()
                     .is_some_and(|an| shell_test(st, an, self.event, self.set.home.as_deref()))
+            }
+            CTest::Under(targets) => {
+                let home = self.set.home.as_deref();
+                return for_each_value(self.event, &a.field, &mut |v| {
+                    self.normalized(&v.as_text())
+                        .is_some_and(|p| under_any(&p, targets, self.event, home))
+                });
             }
             CTest::Detects { patterns, redactor } => {
                 let Some(r) = redactor.get_or_init(|| self.set.redactor_for(patterns)) else {

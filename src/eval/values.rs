@@ -73,7 +73,7 @@ pub fn for_each_value<'a>(
         Field::ExitCode => event.exit_code.is_some_and(|c| f(Val::Int(c))),
         Field::ResponseText => opt(&event.response_text, f),
         // Read through the evaluator's parsed command line, not the event.
-        Field::ShellPrograms => false,
+        Field::ShellPrograms | Field::PathIn(_) => false,
     }
 }
 
