@@ -94,8 +94,35 @@ impl ProgramFilter {
 /// While building: one field's literals, their ids, and the rules per literal.
 type FieldLiterals = (Vec<String>, HashMap<String, usize>, Vec<Vec<u32>>);
 
+/// The regexes of the rules that run on every event, grouped by field into
+/// one `RegexSet`: one pass over the field answers all of them.
+pub(crate) struct RegexGroup {
+    pub(crate) field: Field,
+    sources: Vec<String>,
+    set: std::sync::OnceLock<Option<regex::bytes::RegexSet>>,
+}
+
+impl RegexGroup {
+    /// The set, built on first use (`None` if the engine refuses it: the
+    /// atoms then run one by one).
+    pub(crate) fn set(&self) -> Option<&regex::bytes::RegexSet> {
+        self.set
+            .get_or_init(|| {
+                regex::bytes::RegexSetBuilder::new(&self.sources)
+                    .unicode(false)
+                    .build()
+                    .ok()
+            })
+            .as_ref()
+    }
+}
+
 /// The prefilter of one hook.
 pub(crate) struct HookIndex {
+    /// Regex groups of the unfiltered rules, and atom → (group, pattern).
+    pub(crate) regex_groups: Vec<RegexGroup>,
+    /// Indexed by atom: `(group, pattern)`, or `NO_GROUP`.
+    pub(crate) atom_group: Vec<(u32, u32)>,
     /// `path(F) under "/dir"` tests: per field, directory → rules. A value
     /// admits the rules of every ancestor of its normalised path.
     pub(crate) under: Vec<(Field, HashMap<String, Vec<u32>>)>,
@@ -251,7 +278,10 @@ impl HookIndex {
             }
             filters.push(filter);
         }
+        let (regex_groups, atom_group) = group_regexes(set, &unfiltered);
         HookIndex {
+            regex_groups,
+            atom_group,
             under,
             programs,
             base,
@@ -259,6 +289,54 @@ impl HookIndex {
             filters,
         }
     }
+}
+
+/// Group the ASCII-mode regex atoms of the unfiltered rules by field (two
+/// or more per field make a group worth a `RegexSet`).
+/// `atom_group` entry of an atom in no group.
+pub(crate) const NO_GROUP: (u32, u32) = (u32::MAX, u32::MAX);
+
+fn group_regexes(set: &MatcherSet, unfiltered: &[u32]) -> (Vec<RegexGroup>, Vec<(u32, u32)>) {
+    fn atoms_of(n: &Node, out: &mut Vec<u32>) {
+        match n {
+            Node::And(v) | Node::Or(v) => v.iter().for_each(|c| atoms_of(c, out)),
+            Node::Not(c) => atoms_of(c, out),
+            Node::Atom(a) => out.push(*a),
+            Node::Const(_) => {}
+        }
+    }
+    let mut by_field: Vec<(Field, Vec<(u32, String)>)> = Vec::new();
+    for &r in unfiltered {
+        let mut atoms = Vec::new();
+        atoms_of(&set.rules[r as usize].when, &mut atoms);
+        for a in atoms {
+            let atom = &set.atoms[a as usize];
+            let CTest::Matches(re) = &atom.test else {
+                continue;
+            };
+            if crate::syntax::regex_needs_unicode(&re.source) {
+                continue;
+            }
+            match by_field.iter_mut().find(|(f, _)| *f == atom.field) {
+                Some((_, v)) => v.push((a, re.source.clone())),
+                None => by_field.push((atom.field.clone(), vec![(a, re.source.clone())])),
+            }
+        }
+    }
+    let mut groups = Vec::new();
+    let mut map = vec![NO_GROUP; set.atoms.len()];
+    for (field, members) in by_field.into_iter().filter(|(_, m)| m.len() >= 2) {
+        let g = groups.len() as u32;
+        for (i, (a, _)) in members.iter().enumerate() {
+            map[*a as usize] = (g, i as u32);
+        }
+        groups.push(RegexGroup {
+            field,
+            sources: members.into_iter().map(|(_, s)| s).collect(),
+            set: Default::default(),
+        });
+    }
+    (groups, map)
 }
 
 /// The requirement of a condition, if it has one.

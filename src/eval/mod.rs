@@ -140,12 +140,16 @@ pub struct Verdict {
 pub(crate) struct Run<'a> {
     pub(crate) set: &'a MatcherSet,
     pub(crate) event: &'a Event,
+    /// The prefilter index of the event's hook.
+    idx: &'a crate::compile::prefilter::HookIndex,
     /// The command line parsed once, on first need.
     shell: std::cell::OnceCell<Option<shell::Analysis>>,
     /// Labels of what `detects` tests found, for `{findings}`.
     detected: std::cell::RefCell<Vec<String>>,
     /// Paths already normalised in this run (many rules test the same `args.path`).
     normalized: std::cell::RefCell<Vec<(String, Option<String>)>>,
+    /// Per regex group of the hook: which patterns matched, once computed.
+    groups: std::cell::RefCell<Vec<Option<Vec<bool>>>>,
 }
 
 impl MatcherSet {
@@ -214,9 +218,11 @@ impl<'a> Run<'a> {
         Run {
             set,
             event,
+            idx: set.index(event.hook),
             shell: std::cell::OnceCell::new(),
             detected: Default::default(),
             normalized: Default::default(),
+            groups: Default::default(),
         }
     }
 
@@ -239,6 +245,33 @@ impl<'a> Run<'a> {
             .as_ref()
     }
 
+    /// A regex atom answered by its hook's `RegexSet` (one pass for all the
+    /// unfiltered rules' regexes on a field), computed once per run.
+    fn grouped(&self, atom: u32) -> Option<bool> {
+        let idx = self.idx;
+        let (g, i) = idx.atom_group[atom as usize];
+        if g == u32::MAX {
+            return None;
+        }
+        let mut cache = self.groups.borrow_mut();
+        if cache.is_empty() {
+            cache.resize(idx.regex_groups.len(), None);
+        }
+        if cache[g as usize].is_none() {
+            let group = &idx.regex_groups[g as usize];
+            let set = group.set()?;
+            let mut hits = vec![false; set.len()];
+            for_each_value(self.event, &group.field, &mut |v| {
+                for m in set.matches(v.as_text().as_bytes()).iter() {
+                    hits[m] = true;
+                }
+                false
+            });
+            cache[g as usize] = Some(hits);
+        }
+        cache[g as usize].as_ref().map(|h| h[i as usize])
+    }
+
     /// `text` as a path normalised against the event's cwd and home, once per run.
     pub(crate) fn normalized(&self, text: &str) -> Option<String> {
         if let Some((_, n)) = self.normalized.borrow().iter().find(|(t, _)| t == text) {
@@ -253,7 +286,7 @@ impl<'a> Run<'a> {
 
     /// Candidate rules after the literal prefilter, as a bitset in policy order.
     pub(crate) fn candidates(&self) -> Vec<u64> {
-        let idx = self.set.index(self.event.hook);
+        let idx = self.idx;
         let mut bits = idx.base.clone();
         if !idx.programs.exact.is_empty() || !idx.programs.prefixes.is_empty() {
             if let Some(a) = self.shell() {
@@ -454,7 +487,9 @@ impl Run<'_> {
             Node::Or(v) => v.iter().any(|n| self.node(n)),
             Node::Not(n) => !self.node(n),
             Node::Const(b) => *b,
-            Node::Atom(a) => self.atom(&self.set.atoms[*a as usize]),
+            Node::Atom(a) => self
+                .grouped(*a)
+                .unwrap_or_else(|| self.atom(&self.set.atoms[*a as usize])),
         }
     }
 

@@ -23,6 +23,7 @@
 //! case folding), which keeps every rule inside the lazy DFA; a pattern that needs Unicode
 //! (`\p{..}`) is compiled with Unicode on automatically.
 
+mod gate;
 mod json;
 mod literals;
 mod stream;
@@ -202,6 +203,8 @@ struct Rule {
     unicode: bool,
     /// maximum match length per `Hir` (None = unbounded)
     max_len: Option<usize>,
+    /// most `\n` bytes a match can contain (None = unbounded)
+    nl_budget: Option<usize>,
     compiled: OnceLock<Result<Compiled, String>>,
 }
 
@@ -241,6 +244,11 @@ pub struct Redactor {
     kw_rules: Vec<Vec<u32>>,
     kw_list: Vec<Vec<u8>>,
     keywordless: Vec<u32>,
+    /// keywordless rules searched only inside runs of their alphabet (see `gate.rs`)
+    gated: Vec<u32>,
+    gates: Vec<gate::RunGate>,
+    /// keywordless rules without a gate: found by the alternation `anchor_re`
+    anchored: Vec<u32>,
     /// every replacement text, to recognise placeholders (idempotence)
     placeholders: Vec<String>,
     numbered_prefixes: Vec<String>,
@@ -292,6 +300,55 @@ fn build_regex(src: &str, unicode: bool) -> Result<Regex, String> {
         .map_err(|e| e.to_string())
 }
 
+/// A search window: (rule, start, end, lowest start it may grow to, highest end).
+type Win = (u32, usize, usize, usize, usize);
+
+/// The window around a hit `[ms, me)` of `rule` inside `[lo, hi)` (rule slot left 0): the
+/// rule's maximum length on each side, and never more line breaks away than a match can
+/// contain (so line-oriented rules search only the hit's line).
+fn window(rule: &Rule, hay: &[u8], ms: usize, me: usize, lo: usize, hi: usize) -> Win {
+    let (side, reach) = match rule.max_len {
+        Some(m) if m <= BOUNDED_CAP => (m.max(1), m.max(1)),
+        _ => (UNBOUNDED_WINDOW, MAX_WINDOW),
+    };
+    let (mut llo, mut lhi) = (ms.saturating_sub(reach).max(lo), (me + reach).min(hi));
+    if let Some(nl) = rule.nl_budget {
+        // start: just after the (nl+1)-th '\n' before ms
+        let mut p = ms;
+        for _ in 0..=nl {
+            match memchr::memrchr(b'\n', &hay[llo..p]) {
+                Some(i) => p = llo + i,
+                None => {
+                    p = usize::MAX;
+                    break;
+                }
+            }
+        }
+        if p != usize::MAX {
+            llo = p + 1;
+        }
+        // end: the (nl+1)-th '\n' at or after me, plus one byte of look-ahead context
+        let mut q = me;
+        let mut found = true;
+        for k in 0..=nl {
+            let from = if k == 0 { q } else { q + 1 };
+            match memchr::memchr(b'\n', &hay[from.min(lhi)..lhi]) {
+                Some(i) => q = from + i,
+                None => {
+                    found = false;
+                    break;
+                }
+            }
+        }
+        if found {
+            lhi = (q + 1).min(lhi);
+        }
+    }
+    let s = ms.saturating_sub(side).max(llo);
+    let e = (me + side).min(lhi);
+    (0, s, e, llo.min(s), lhi.max(e))
+}
+
 /// Per-input numbering state for `Numbered` replacements. Keys are hashes of the values, so
 /// no secret is retained.
 #[derive(Default)]
@@ -340,6 +397,9 @@ impl Redactor {
         let mut kw_list: Vec<Vec<u8>> = Vec::new();
         let mut kw_rules: Vec<Vec<u32>> = Vec::new();
         let mut keywordless = Vec::new();
+        let mut gated = Vec::new();
+        let mut gates = Vec::new();
+        let mut anchored = Vec::new();
         let mut ids = std::collections::HashSet::new();
         let mut placeholders = Vec::new();
         let mut numbered_prefixes = Vec::new();
@@ -378,7 +438,20 @@ impl Redactor {
             };
             if kws.is_empty() {
                 keywordless.push(i as u32);
+                match gate::RunGate::new(&hir) {
+                    Some(g) if gates.len() < 32 => {
+                        gated.push(i as u32);
+                        gates.push(g);
+                    }
+                    _ => anchored.push(i as u32),
+                }
             }
+            // line clamping is only sound when every match contains a keyword hit
+            let nl_budget = if !kws.is_empty() && gate::keywords_required(&hir, &kws) {
+                gate::newline_budget(&hir)
+            } else {
+                None
+            };
             for k in kws {
                 let idx = *kw_index.entry(k.clone()).or_insert_with(|| {
                     kw_list.push(k);
@@ -406,6 +479,7 @@ impl Redactor {
                 label,
                 unicode,
                 max_len,
+                nl_budget,
                 compiled: OnceLock::new(),
             });
         }
@@ -453,6 +527,9 @@ impl Redactor {
             kw_rules,
             kw_list,
             keywordless,
+            gated,
+            gates,
+            anchored,
             placeholders,
             numbered_prefixes,
             placeholder_first,
@@ -575,7 +652,7 @@ impl Redactor {
         let region = &hay[..hi];
         if let Some(ac) = &self.ac {
             // (rule, win_start, win_end)
-            let mut wins: Vec<(u32, usize, usize)> = Vec::new();
+            let mut wins: Vec<Win> = Vec::new();
             for m in ac.find_overlapping_iter(&region[lo..]) {
                 let (ms, me) = (m.start() + lo, m.end() + lo);
                 for &r in &self.kw_rules[m.pattern().as_usize()] {
@@ -583,37 +660,36 @@ impl Redactor {
                     if keys_only && !rule.spec.keys {
                         continue;
                     }
-                    let side = match rule.max_len {
-                        Some(m) if m <= BOUNDED_CAP => m.max(1),
-                        _ => UNBOUNDED_WINDOW,
-                    };
-                    wins.push((r, ms.saturating_sub(side).max(lo), (me + side).min(hi)));
+                    wins.push(window(rule, hay, ms, me, lo, hi));
+                    wins.last_mut().unwrap().0 = r;
                 }
             }
-            if !wins.is_empty() {
-                wins.sort_unstable();
-                let mut i = 0;
-                while i < wins.len() {
-                    let (r, s, mut e) = wins[i];
-                    let mut j = i + 1;
-                    while j < wins.len() && wins[j].0 == r && wins[j].1 <= e {
-                        e = e.max(wins[j].2);
-                        j += 1;
-                    }
-                    self.confirm(r, hay, s, e, lo, hi, &mut out);
-                    i = j;
-                }
-            }
+            self.confirm_windows(&mut wins, hay, &mut out);
         }
-        if !self.keywordless.is_empty() {
+        if !self.gated.is_empty() {
+            let mut runs = Vec::new();
+            gate::gated_runs(&self.gates, region, lo, hi, &mut runs);
+            let mut wins: Vec<Win> = Vec::with_capacity(runs.len());
+            for (k, s, e) in runs {
+                let r = self.gated[k];
+                if keys_only && !self.rules[r as usize].spec.keys {
+                    continue;
+                }
+                // one byte of look-ahead context; no match can consume it
+                let e = (e + 1).min(hi);
+                wins.push((r, s, e, s, e));
+            }
+            self.confirm_windows(&mut wins, hay, &mut out);
+        }
+        if !self.anchored.is_empty() {
             let anchor = self.anchor_re.get_or_init(|| {
                 let alt: Vec<String> = self
-                    .keywordless
+                    .anchored
                     .iter()
                     .map(|&r| format!("(?:{})", self.rules[r as usize].spec.regex))
                     .collect();
                 let uni = self
-                    .keywordless
+                    .anchored
                     .iter()
                     .any(|&r| self.rules[r as usize].unicode);
                 RegexBuilder::new(&alt.join("|"))
@@ -625,42 +701,46 @@ impl Redactor {
             });
             match anchor {
                 Ok(anchor) => {
-                    let mut wins: Vec<(u32, usize, usize)> = Vec::new();
+                    let mut wins: Vec<Win> = Vec::new();
                     for m in anchor.find_iter(&region[lo..]) {
                         let (ms, me) = (m.start() + lo, m.end() + lo);
-                        for &r in &self.keywordless {
+                        for &r in &self.anchored {
                             let rule = &self.rules[r as usize];
                             if keys_only && !rule.spec.keys {
                                 continue;
                             }
-                            let side = match rule.max_len {
-                                Some(m) if m <= BOUNDED_CAP => m.max(1),
-                                _ => UNBOUNDED_WINDOW,
-                            };
-                            wins.push((r, ms.saturating_sub(side).max(lo), (me + side).min(hi)));
+                            wins.push(window(rule, hay, ms, me, lo, hi));
+                            wins.last_mut().unwrap().0 = r;
                         }
                     }
-                    wins.sort_unstable();
-                    let mut i = 0;
-                    while i < wins.len() {
-                        let (r, st, mut e) = wins[i];
-                        let mut j = i + 1;
-                        while j < wins.len() && wins[j].0 == r && wins[j].1 <= e {
-                            e = e.max(wins[j].2);
-                            j += 1;
-                        }
-                        self.confirm(r, hay, st, e, lo, hi, &mut out);
-                        i = j;
-                    }
+                    self.confirm_windows(&mut wins, hay, &mut out);
                 }
                 Err(_) => {
-                    for &r in &self.keywordless {
+                    for &r in &self.anchored {
                         self.confirm(r, hay, lo, hi, lo, hi, &mut out);
                     }
                 }
             }
         }
         out
+    }
+
+    /// Sort and merge windows per rule, then confirm each merged window once.
+    fn confirm_windows(&self, wins: &mut [Win], hay: &[u8], out: &mut Vec<Cand>) {
+        wins.sort_unstable();
+        let mut i = 0;
+        while i < wins.len() {
+            let (r, s, mut e, mut llo, mut lhi) = wins[i];
+            let mut j = i + 1;
+            while j < wins.len() && wins[j].0 == r && wins[j].1 <= e {
+                e = e.max(wins[j].2);
+                llo = llo.min(wins[j].3);
+                lhi = lhi.max(wins[j].4);
+                j += 1;
+            }
+            self.confirm(r, hay, s, e, llo, lhi, out);
+            i = j;
+        }
     }
 
     /// Run rule `r` over the window `[ws, we)`, growing it (within `[lo, hi)`) when an

@@ -1,0 +1,323 @@
+//! Cheap, sound pre-checks derived from a rule's parsed regex.
+//!
+//! * [`newline_budget`]: the most `\n` bytes any match can contain (`None` = unbounded). A
+//!   keyword window never needs to reach past that many line breaks on either side of the
+//!   hit, so line-oriented rules get line-sized windows instead of `2 × side` bytes.
+//! * [`RunGate`]: for keywordless rules, the set of bytes a match can consume, its minimum
+//!   length and minimum number of ASCII digits. Every match lies inside one maximal run of
+//!   alphabet bytes, so only runs that are long enough and hold enough digits are searched.
+
+use regex_syntax::hir::{Class, Hir, HirKind};
+
+/// Most `\n` bytes a match of `h` can contain; `None` if unbounded.
+pub fn newline_budget(h: &Hir) -> Option<usize> {
+    match h.kind() {
+        HirKind::Empty | HirKind::Look(_) => Some(0),
+        HirKind::Literal(l) => Some(l.0.iter().filter(|&&b| b == b'\n').count()),
+        HirKind::Class(c) => Some(usize::from(class_has(c, b'\n'))),
+        HirKind::Repetition(r) => {
+            let sub = newline_budget(&r.sub)?;
+            if sub == 0 {
+                Some(0)
+            } else {
+                r.max.map(|m| (m as usize).saturating_mul(sub))
+            }
+        }
+        HirKind::Capture(c) => newline_budget(&c.sub),
+        HirKind::Concat(subs) => subs
+            .iter()
+            .try_fold(0usize, |a, s| Some(a.saturating_add(newline_budget(s)?))),
+        HirKind::Alternation(subs) => subs
+            .iter()
+            .try_fold(0usize, |a, s| Some(a.max(newline_budget(s)?))),
+    }
+}
+
+fn class_has(c: &Class, b: u8) -> bool {
+    match c {
+        Class::Bytes(cb) => cb.ranges().iter().any(|r| r.start() <= b && b <= r.end()),
+        Class::Unicode(cu) => {
+            let ch = b as char;
+            cu.ranges().iter().any(|r| r.start() <= ch && ch <= r.end())
+        }
+    }
+}
+
+/// Alphabet / length / digit requirements of a keywordless rule.
+#[derive(Debug, Clone)]
+pub struct RunGate {
+    pub alphabet: [bool; 256],
+    pub min_len: usize,
+    pub min_digits: usize,
+}
+
+fn add_alphabet(h: &Hir, a: &mut [bool; 256]) {
+    match h.kind() {
+        HirKind::Empty | HirKind::Look(_) => {}
+        HirKind::Literal(l) => {
+            for &b in l.0.iter() {
+                a[b as usize] = true;
+            }
+        }
+        HirKind::Class(Class::Bytes(cb)) => {
+            for r in cb.ranges() {
+                for b in r.start()..=r.end() {
+                    a[b as usize] = true;
+                }
+            }
+        }
+        HirKind::Class(Class::Unicode(cu)) => {
+            for r in cu.ranges() {
+                let (s, e) = (r.start() as u32, r.end() as u32);
+                for b in s.min(0x80)..=e.min(0x7F) {
+                    a[b as usize] = true;
+                }
+                if e >= 0x80 {
+                    for x in a.iter_mut().skip(0x80) {
+                        *x = true;
+                    }
+                }
+            }
+        }
+        HirKind::Repetition(r) => {
+            if r.max != Some(0) {
+                add_alphabet(&r.sub, a)
+            }
+        }
+        HirKind::Capture(c) => add_alphabet(&c.sub, a),
+        HirKind::Concat(subs) | HirKind::Alternation(subs) => {
+            for s in subs {
+                add_alphabet(s, a)
+            }
+        }
+    }
+}
+
+fn is_digit_class(c: &Class) -> bool {
+    match c {
+        Class::Bytes(cb) => {
+            !cb.ranges().is_empty()
+                && cb
+                    .ranges()
+                    .iter()
+                    .all(|r| r.start() >= b'0' && r.end() <= b'9')
+        }
+        Class::Unicode(cu) => {
+            !cu.ranges().is_empty()
+                && cu
+                    .ranges()
+                    .iter()
+                    .all(|r| r.start() >= '0' && r.end() <= '9')
+        }
+    }
+}
+
+fn min_digits(h: &Hir) -> usize {
+    match h.kind() {
+        HirKind::Empty | HirKind::Look(_) => 0,
+        HirKind::Literal(l) => l.0.iter().filter(|b| b.is_ascii_digit()).count(),
+        HirKind::Class(c) => usize::from(is_digit_class(c)),
+        HirKind::Repetition(r) => (r.min as usize).saturating_mul(min_digits(&r.sub)),
+        HirKind::Capture(c) => min_digits(&c.sub),
+        HirKind::Concat(subs) => subs.iter().map(min_digits).fold(0, usize::saturating_add),
+        HirKind::Alternation(subs) => subs.iter().map(min_digits).min().unwrap_or(0),
+    }
+}
+
+impl RunGate {
+    /// A gate for `h`, or `None` when it would not be selective (the alphabet holds
+    /// lower-case letters, or matches can be very short).
+    pub fn new(h: &Hir) -> Option<RunGate> {
+        let mut alphabet = [false; 256];
+        add_alphabet(h, &mut alphabet);
+        let min_len = h.properties().minimum_len()?;
+        let min_digits = min_digits(h);
+        let lower = alphabet[b'a' as usize..=b'z' as usize].iter().any(|&x| x);
+        if lower || min_len < 6 || min_digits < 2 || alphabet[0x80] {
+            return None;
+        }
+        Some(RunGate {
+            alphabet,
+            min_len,
+            min_digits,
+        })
+    }
+}
+
+/// For each gated rule `k` (bit `k`), push `(k, start, end)` for every maximal run of its
+/// alphabet in `hay[lo..hi]` that is at least `min_len` long and holds `min_digits` digits.
+pub fn gated_runs(
+    gates: &[RunGate],
+    hay: &[u8],
+    lo: usize,
+    hi: usize,
+    out: &mut Vec<(usize, usize, usize)>,
+) {
+    debug_assert!(gates.len() <= 32);
+    let mut table = [0u32; 256];
+    for (k, g) in gates.iter().enumerate() {
+        for (b, &on) in g.alphabet.iter().enumerate() {
+            if on {
+                table[b] |= 1 << k;
+            }
+        }
+    }
+    let mut start = [0usize; 32];
+    let mut digits = [0usize; 32];
+    let mut prev = 0u32;
+    let close = |k: usize, s: usize, e: usize, d: usize, out: &mut Vec<(usize, usize, usize)>| {
+        if e - s >= gates[k].min_len && d >= gates[k].min_digits {
+            out.push((k, s, e));
+        }
+    };
+    for (i, &b) in hay[lo..hi].iter().enumerate() {
+        let m = table[b as usize];
+        if m == prev {
+            if m != 0 && b.is_ascii_digit() {
+                let mut bits = m;
+                while bits != 0 {
+                    digits[bits.trailing_zeros() as usize] += 1;
+                    bits &= bits - 1;
+                }
+            }
+            continue;
+        }
+        let pos = lo + i;
+        let mut ended = prev & !m;
+        while ended != 0 {
+            let k = ended.trailing_zeros() as usize;
+            close(k, start[k], pos, digits[k], out);
+            ended &= ended - 1;
+        }
+        let mut started = m & !prev;
+        while started != 0 {
+            let k = started.trailing_zeros() as usize;
+            start[k] = pos;
+            digits[k] = 0;
+            started &= started - 1;
+        }
+        if b.is_ascii_digit() {
+            let mut bits = m;
+            while bits != 0 {
+                digits[bits.trailing_zeros() as usize] += 1;
+                bits &= bits - 1;
+            }
+        }
+        prev = m;
+    }
+    let mut ended = prev;
+    while ended != 0 {
+        let k = ended.trailing_zeros() as usize;
+        close(k, start[k], hi, digits[k], out);
+        ended &= ended - 1;
+    }
+}
+
+const MAX_SET: usize = 512;
+
+/// The finite set of (ASCII-lower-cased) strings `h` matches exactly, if small.
+fn exact_set(h: &Hir) -> Option<Vec<Vec<u8>>> {
+    match h.kind() {
+        HirKind::Empty | HirKind::Look(_) => Some(vec![Vec::new()]),
+        HirKind::Literal(l) => Some(vec![l.0.to_ascii_lowercase()]),
+        HirKind::Class(c) => {
+            let mut v: Vec<Vec<u8>> = Vec::new();
+            for b in 0u8..=127 {
+                if class_has(c, b) {
+                    let l = b.to_ascii_lowercase();
+                    if !v.iter().any(|x| x[0] == l) {
+                        v.push(vec![l]);
+                    }
+                }
+            }
+            // a class with non-ASCII members is not a small literal set
+            let non_ascii = match c {
+                Class::Bytes(cb) => cb.ranges().iter().any(|r| r.end() >= 0x80),
+                Class::Unicode(cu) => cu.ranges().iter().any(|r| r.end() as u32 >= 0x80),
+            };
+            (!non_ascii && v.len() <= 8).then_some(v)
+        }
+        HirKind::Capture(c) => exact_set(&c.sub),
+        HirKind::Repetition(r) => {
+            let max = r.max? as usize;
+            if max > 4 {
+                return None;
+            }
+            let sub = exact_set(&r.sub)?;
+            let mut all = Vec::new();
+            let mut cur = vec![Vec::new()];
+            for n in 0..=max {
+                if n >= r.min as usize {
+                    all.extend(cur.iter().cloned());
+                }
+                cur = cross(&cur, &sub)?;
+            }
+            dedup(all)
+        }
+        HirKind::Concat(subs) => {
+            let mut cur = vec![Vec::new()];
+            for s in subs {
+                cur = cross(&cur, &exact_set(s)?)?;
+            }
+            Some(cur)
+        }
+        HirKind::Alternation(subs) => {
+            let mut all = Vec::new();
+            for s in subs {
+                all.extend(exact_set(s)?);
+            }
+            dedup(all)
+        }
+    }
+}
+
+fn cross(a: &[Vec<u8>], b: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+    if a.len().saturating_mul(b.len()) > MAX_SET {
+        return None;
+    }
+    let mut out = Vec::with_capacity(a.len() * b.len());
+    for x in a {
+        for y in b {
+            let mut z = x.clone();
+            z.extend_from_slice(y);
+            out.push(z);
+        }
+    }
+    dedup(out)
+}
+
+fn dedup(mut v: Vec<Vec<u8>>) -> Option<Vec<Vec<u8>>> {
+    v.sort();
+    v.dedup();
+    (v.len() <= MAX_SET).then_some(v)
+}
+
+/// True if every match of `h` contains one of `kws` (lower-case), case-insensitively:
+/// some sub-expression every match passes through matches only strings that do.
+pub fn keywords_required(h: &Hir, kws: &[Vec<u8>]) -> bool {
+    fn covered(set: &[Vec<u8>], kws: &[Vec<u8>]) -> bool {
+        !set.is_empty()
+            && set.iter().all(|s| {
+                kws.iter()
+                    .any(|k| !k.is_empty() && memchr::memmem::find(s, k).is_some())
+            })
+    }
+    fn walk(h: &Hir, kws: &[Vec<u8>], depth: usize) -> bool {
+        if depth > 10 {
+            return false;
+        }
+        if let Some(set) = exact_set(h) {
+            if covered(&set, kws) {
+                return true;
+            }
+        }
+        match h.kind() {
+            HirKind::Concat(subs) => subs.iter().any(|s| walk(s, kws, depth + 1)),
+            HirKind::Capture(c) => walk(&c.sub, kws, depth + 1),
+            HirKind::Repetition(r) if r.min >= 1 => walk(&r.sub, kws, depth + 1),
+            HirKind::Alternation(subs) => subs.iter().all(|s| walk(s, kws, depth + 1)),
+            _ => false,
+        }
+    }
+    walk(h, kws, 0)
+}
