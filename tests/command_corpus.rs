@@ -1,5 +1,7 @@
 //! Measured recall / false-alarm rate of the shipped packs on the labelled
-//! command corpus `tests/corpora/commands.tsv` (`label<TAB>category<TAB>command`).
+//! command corpora (`label<TAB>category<TAB>command`): `tests/corpora/commands.tsv`,
+//! which the packs were tuned on, and `commands-heldout.tsv`, written
+//! afterwards and never tuned against (its misses are kept as they are).
 //!
 //! Every command is evaluated as a Hermes `terminal` pre_tool_call with cwd
 //! `/home/user/project` and HOME `/home/user`; block or approve counts as
@@ -23,11 +25,17 @@ struct Tally {
 
 #[test]
 fn shipped_packs_on_command_corpus() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpora/commands.tsv"
-    ))
-    .expect("corpus");
+    run_corpus("commands.tsv");
+}
+
+#[test]
+fn shipped_packs_on_held_out_corpus() {
+    run_corpus("commands-heldout.tsv");
+}
+
+fn run_corpus(name: &str) {
+    let path = format!("{}/tests/corpora/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("corpus");
     let policy = Policy::builtin().expect("shipped packs load");
     let set = policy
         .compile_with(&CompileOptions {
