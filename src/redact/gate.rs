@@ -144,8 +144,27 @@ impl RunGate {
     }
 }
 
-/// For each gated rule `k` (bit `k`), push `(k, start, end)` for every maximal run of its
-/// alphabet in `hay[lo..hi]` that is at least `min_len` long and holds `min_digits` digits.
+/// Position of the first ASCII digit in `b[from..]` (8 bytes at a time).
+fn next_digit(b: &[u8], mut from: usize) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    while from + 8 <= b.len() {
+        let x = u64::from_le_bytes(b[from..from + 8].try_into().unwrap()) ^ (LO * 0x30);
+        // any byte < 10 (i.e. original byte in '0'..='9')
+        if (x.wrapping_sub(LO * 10) & !x & HI) != 0 {
+            break;
+        }
+        from += 8;
+    }
+    b[from..]
+        .iter()
+        .position(|c| c.is_ascii_digit())
+        .map(|i| from + i)
+}
+
+/// For each gated rule `k`, push `(k, start, end)` for every maximal run of its alphabet in
+/// `hay[lo..hi]` that is at least `min_len` long and holds `min_digits` digits. Every gate
+/// needs digits, so runs are only looked for around digits.
 pub fn gated_runs(
     gates: &[RunGate],
     hay: &[u8],
@@ -153,63 +172,41 @@ pub fn gated_runs(
     hi: usize,
     out: &mut Vec<(usize, usize, usize)>,
 ) {
-    debug_assert!(gates.len() <= 32);
-    let mut table = [0u32; 256];
-    for (k, g) in gates.iter().enumerate() {
-        for (b, &on) in g.alphabet.iter().enumerate() {
-            if on {
-                table[b] |= 1 << k;
+    let b = &hay[..hi];
+    let mut done = vec![lo; gates.len()];
+    let mut pos = lo;
+    while let Some(d) = next_digit(b, pos) {
+        let mut next = usize::MAX;
+        for (k, g) in gates.iter().enumerate() {
+            if d < done[k] {
+                next = next.min(done[k]);
+                continue;
             }
-        }
-    }
-    let mut start = [0usize; 32];
-    let mut digits = [0usize; 32];
-    let mut prev = 0u32;
-    let close = |k: usize, s: usize, e: usize, d: usize, out: &mut Vec<(usize, usize, usize)>| {
-        if e - s >= gates[k].min_len && d >= gates[k].min_digits {
-            out.push((k, s, e));
-        }
-    };
-    for (i, &b) in hay[lo..hi].iter().enumerate() {
-        let m = table[b as usize];
-        if m == prev {
-            if m != 0 && b.is_ascii_digit() {
-                let mut bits = m;
-                while bits != 0 {
-                    digits[bits.trailing_zeros() as usize] += 1;
-                    bits &= bits - 1;
-                }
+            if !g.alphabet[b[d] as usize] {
+                next = next.min(d + 1);
+                continue;
             }
-            continue;
-        }
-        let pos = lo + i;
-        let mut ended = prev & !m;
-        while ended != 0 {
-            let k = ended.trailing_zeros() as usize;
-            close(k, start[k], pos, digits[k], out);
-            ended &= ended - 1;
-        }
-        let mut started = m & !prev;
-        while started != 0 {
-            let k = started.trailing_zeros() as usize;
-            start[k] = pos;
-            digits[k] = 0;
-            started &= started - 1;
-        }
-        if b.is_ascii_digit() {
-            let mut bits = m;
-            while bits != 0 {
-                digits[bits.trailing_zeros() as usize] += 1;
-                bits &= bits - 1;
+            let mut s = d;
+            while s > lo && g.alphabet[b[s - 1] as usize] {
+                s -= 1;
             }
+            let mut e = d + 1;
+            let mut digits = 1;
+            while e < hi && g.alphabet[b[e] as usize] {
+                digits += usize::from(b[e].is_ascii_digit());
+                e += 1;
+            }
+            if e - s >= g.min_len && digits >= g.min_digits {
+                out.push((k, s, e));
+            }
+            done[k] = e;
+            next = next.min(e);
         }
-        prev = m;
-    }
-    let mut ended = prev;
-    while ended != 0 {
-        let k = ended.trailing_zeros() as usize;
-        close(k, start[k], hi, digits[k], out);
-        ended &= ended - 1;
+        pos = if next == usize::MAX {
+            d + 1
+        } else {
+            next.max(d + 1)
+        };
     }
 }
 
