@@ -113,7 +113,12 @@ pub(crate) fn run(a: Args) -> i32 {
                 f
             }));
             offset += line.len() + 1;
-            if writeln!(out, "{}", red.text).is_err() {
+            // A withheld line becomes a JSON string, so every output line stays JSON.
+            let text = match red.withheld_by {
+                Some(_) => serde_json::Value::String(red.text.into_owned()).to_string(),
+                None => red.text.into_owned(),
+            };
+            if writeln!(out, "{text}").is_err() {
                 return EXIT_USAGE;
             }
         }
