@@ -3,6 +3,8 @@
 # seed jq+grep shell hook from the Hermes hooks reference (block-rm-rf.sh), each fed the same
 # pre_tool_call payload on stdin. Prints a markdown table of medians and ratios.
 #   WARDEN_BIN  (default: <repo>/target/release/warden, else target/debug/warden)
+#   STATIC_BIN  optional: a static, non-PIE build to compare (see the README), timed as
+#               "warden hook (static)"
 #   RUNS        (default 200)   WARMUP (default 20)
 # Needs hyperfine (apt-get install -y hyperfine) and jq.
 set -euo pipefail
@@ -58,8 +60,10 @@ names=(true "warden hook" "warden hook --no-cache" "block-rm-rf.sh (jq+grep)")
 export WARDEN_CACHE_DIR="$T/cache"   # a cache of its own; the warm-up runs fill it
 if "$HYPERFINE" --help 2>/dev/null | grep -q -- '--input'; then
   mode="--input + --shell=none"
+  extra=()
+  [[ -n "${STATIC_BIN:-}" ]] && extra=(-n "warden hook (static)" "$STATIC_BIN hook")
   "$HYPERFINE" -N --input "$T/payload.json" --warmup "$WARMUP" --runs "$RUNS" --style basic \
-    --export-json "$T/r.json" \
+    --export-json "$T/r.json" "${extra[@]}" \
     -n "${names[0]}" "true" -n "${names[1]}" "$WARDEN_BIN hook" -n "${names[2]}" "$WARDEN_BIN hook --no-cache" \
     -n "${names[3]}" "$T/block-rm-rf.sh" >&2
 else

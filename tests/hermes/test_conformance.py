@@ -568,3 +568,30 @@ def test_non_ascii_payload_round_trips(warden_bin):
     """Hermes sends raw UTF-8 (ensure_ascii=False)."""
     out = parse_hook_stdout(latest(warden_bin, latest_payload({"command": "rm -rf / # ünïcødé ✓"})))
     assert out.get("action") == "block" and "ünïcødé" in out["message"], out
+
+
+# ---------------------------------------------------------------------------
+# Part 3: the whole command corpus through the real Hermes 0.19.0 hook path
+# ---------------------------------------------------------------------------
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpora" / "commands.tsv"
+
+
+def test_command_corpus_through_hermes(hermes, sandbox, warden_bin):
+    """Every dangerous corpus command is stopped by Hermes's own `resolve_pre_tool_block`
+    with the shipped packs (an approve arrives as a block on 0.19.0), and every harmless one
+    passes. Nothing is executed: only the hook decision is asked for."""
+    rows = []
+    for line in CORPUS.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#") or line.startswith("label\t"):
+            continue
+        label, category, command = line.split("\t", 2)
+        rows.append((label, category, command))
+    assert len(rows) >= 300, len(rows)
+    steps = [{"op": "resolve", "tool": "terminal", "args": {"command": c}} for _, _, c in rows]
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin)), steps)
+    assert len(res["registered"]) == 1
+    misses = [(cat, c) for (label, cat, c), out in zip(rows, res["steps"]) if label == "dangerous" and not out]
+    alarms = [(cat, c, out) for (label, cat, c), out in zip(rows, res["steps"]) if label == "harmless" and out]
+    assert not misses, f"dangerous commands Hermes let through: {misses}"
+    assert not alarms, f"harmless commands Hermes blocked: {alarms}"
