@@ -185,7 +185,7 @@ pub fn load_for_hook(
     let policy = Policy::from_sources(sources)?;
     let part = compile::cache::for_hook(&policy.checked, hook);
     let set = compile::compile(&part, opts)?;
-    if let Some(dir) = cache_dir {
+    if let Some(dir) = cache_dir.filter(|_| compile::cache::cacheable(&part)) {
         let snap = compile::cache::Snapshot {
             requirements: set.requirements(),
             policy: part,

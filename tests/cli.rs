@@ -889,3 +889,33 @@ fn fmt_reports_syntax_errors() {
         "nothing printed for a file that does not parse"
     );
 }
+
+/// The shipped `inbound` pack through the hook, with and without the compiled-policy
+/// cache: its `detects` tests need the secrets pack's detectors in the hook's part.
+#[test]
+fn hook_shipped_inbound_pack_blocks_a_credential_in_a_user_message() {
+    let cache = tempfile::tempdir().unwrap();
+    for round in 0..2 {
+        let mut c = warden();
+        c.args(["hook"]).env("WARDEN_CACHE_DIR", cache.path());
+        let o = run(
+            &mut c,
+            &llm_payload("deploy with AKIAQ3EGPLVZ5XKJRM7T please"),
+        );
+        assert_eq!(o.status.code(), Some(0), "round {round}: {}", stderr(&o));
+        let v = hook_json(&o);
+        assert_eq!(v["action"], "block", "round {round}: {v}");
+        assert!(
+            v["message"].as_str().unwrap().contains("aws-access-key"),
+            "{v}"
+        );
+        assert!(
+            !stdout(&o).contains("AKIAQ3EGPLVZ5XKJRM7T"),
+            "the secret must not be echoed"
+        );
+        let mut c = warden();
+        c.args(["hook"]).env("WARDEN_CACHE_DIR", cache.path());
+        let o = run(&mut c, &llm_payload("what does this function do?"));
+        assert_eq!(hook_json(&o), json!({}), "round {round}: {}", stderr(&o));
+    }
+}

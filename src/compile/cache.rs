@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const MAGIC: &str = "warden-snapshot-v2";
+const MAGIC: &str = "warden-snapshot-v3";
 
 /// Hooks whose snapshots are cached.
 pub const CACHED_HOOKS: [Hook; 2] = [Hook::PreToolCall, Hook::PreLlmCall];
@@ -140,12 +140,24 @@ fn prune(dir: &Path, keep: usize) {
 }
 
 /// The part of a checked policy one hook needs: its rules (decision rules,
-/// and redaction rules for transforms) and the exemptions that cover them.
+/// and redaction rules for transforms), the redaction rules its `detects`
+/// tests name, and the exemptions that cover them.
 pub(crate) fn for_hook(policy: &CheckedPolicy, hook: Hook) -> CheckedPolicy {
+    let mut patterns = Vec::new();
+    for r in policy.rules.iter().filter(|r| r.hooks.contains(&hook)) {
+        detects_patterns(&r.when, &mut patterns);
+        if let Some(u) = &r.unless {
+            detects_patterns(u, &mut patterns);
+        }
+    }
     let rules: Vec<_> = policy
         .rules
         .iter()
-        .filter(|r| r.hooks.contains(&hook))
+        .filter(|r| {
+            r.hooks.contains(&hook)
+                || (matches!(r.action, crate::check::ir::Action::Redact(_))
+                    && patterns.iter().any(|p| super::id_matches(p, &r.id)))
+        })
         .cloned()
         .collect();
     let exemptions = policy
@@ -159,6 +171,31 @@ pub(crate) fn for_hook(policy: &CheckedPolicy, hook: Hook) -> CheckedPolicy {
         exemptions,
         packs: policy.packs.clone(),
     }
+}
+
+/// The rule-id patterns of every `detects` test in a condition.
+fn detects_patterns(e: &crate::check::ir::Expr, out: &mut Vec<String>) {
+    use crate::check::ir::{Expr, Test};
+    match e {
+        Expr::And(v) | Expr::Or(v) => v.iter().for_each(|c| detects_patterns(c, out)),
+        Expr::Not(c) => detects_patterns(c, out),
+        Expr::Atom(a) => {
+            if let Test::Detects { patterns } = &a.test {
+                out.extend(patterns.iter().cloned());
+            }
+        }
+        Expr::Const(_) => {}
+    }
+}
+
+/// True if a snapshot can be stored: the binary form cannot carry
+/// redaction options (their YAML-friendly optional fields), so a part that
+/// holds redaction rules (a `detects` test's detectors) is not cached.
+pub(crate) fn cacheable(part: &CheckedPolicy) -> bool {
+    !part
+        .rules
+        .iter()
+        .any(|r| matches!(r.action, crate::check::ir::Action::Redact(_)))
 }
 
 #[cfg(test)]
