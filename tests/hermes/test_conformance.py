@@ -595,3 +595,18 @@ def test_command_corpus_through_hermes(hermes, sandbox, warden_bin):
     alarms = [(cat, c, out) for (label, cat, c), out in zip(rows, res["steps"]) if label == "harmless" and out]
     assert not misses, f"dangerous commands Hermes let through: {misses}"
     assert not alarms, f"harmless commands Hermes blocked: {alarms}"
+
+
+def test_shipped_inbound_pack_on_0190(hermes, sandbox, warden_bin):
+    """The shipped packs on pre_llm_call through Hermes 0.19.0: a clean message gets nothing
+    added; a message carrying a credential gets warden's notice as context (0.19.0 has no turn
+    block), naming the kind of secret and never its value."""
+    secret = "AKIAQ3EGPLVZ5XKJRM7T"
+    res = hermes.run({"pre_llm_call": [{"command": hook_command(warden_bin)}]}, [
+        {"op": "pre_llm_call", "user_message": "what does this function do?"},
+        {"op": "pre_llm_call", "user_message": f"deploy with {secret}"},
+    ])
+    clean, flagged = res["steps"]
+    assert clean["hook_results"] == [] and clean["api_content"] is None, clean
+    (ctx,) = flagged["hook_results"]
+    assert "aws-access-key" in ctx["context"] and secret not in ctx["context"], ctx
