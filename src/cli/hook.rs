@@ -91,6 +91,13 @@ pub(crate) fn run(a: Args) -> i32 {
     let start = Instant::now();
     let fail_open = a.fail_open;
     std::panic::set_hook(Box::new(move |info| {
+        // Exactly one JSON object on stdout: if the answer already went out
+        // (a panic while writing the audit log), a second one would turn it
+        // into unparsable output, which Hermes treats as "allow".
+        if EMITTED.load(std::sync::atomic::Ordering::SeqCst) {
+            eprintln!("warden: internal error after answering: {info}");
+            std::process::exit(EXIT_CODE.load(std::sync::atomic::Ordering::SeqCst));
+        }
         let cause = format!("internal error ({})", info.to_string().replace('\n', " "));
         emit(&failure(Hook::PreToolCall, &cause, fail_open));
         std::process::exit(if fail_open { 0 } else { 2 });
@@ -164,8 +171,16 @@ pub(crate) fn bad_arguments(what: &str) -> i32 {
     ))
 }
 
-/// Print the outcome; return the exit code.
+/// Set once the answer is on stdout, with the exit code it carries.
+static EMITTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static EXIT_CODE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(2);
+
+/// Print the outcome (at most once per process); return the exit code.
 fn emit(o: &Outcome) -> i32 {
+    if EMITTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return EXIT_CODE.load(std::sync::atomic::Ordering::SeqCst);
+    }
+    EXIT_CODE.store(o.response.exit_code, std::sync::atomic::Ordering::SeqCst);
     for n in &o.response.notes {
         eprintln!("{n}");
     }
