@@ -10,9 +10,14 @@ use pest::iterators::Pair;
 use pest::Parser;
 use std::sync::Arc;
 
-#[derive(pest_derive::Parser)]
-#[grammar = "../grammar/policy.pest"]
-struct PolicyParser;
+/// The pest binding; private, so its generated `Rule` enum stays an
+/// implementation detail (errors are described in words by `rule_words`).
+mod grammar {
+    #[derive(pest_derive::Parser)]
+    #[grammar = "../grammar/policy.pest"]
+    pub(super) struct PolicyParser;
+}
+use grammar::{PolicyParser, Rule};
 
 /// Parse one policy file. Returns the tree of everything that parsed and the
 /// diagnostics for what did not.
