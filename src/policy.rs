@@ -185,6 +185,14 @@ pub fn load_for_hook(
     let policy = Policy::from_sources(sources)?;
     let part = compile::cache::for_hook(&policy.checked, hook);
     let set = compile::compile(&part, opts)?;
+    // A regex the engine refuses (size limits) could only never match: an
+    // error, so the hook fails closed, and such a policy is never cached.
+    if let Some((id, origin, message)) = set.regex_failures().into_iter().next() {
+        return Err(LoadError::Compile(CompileError {
+            location: format!("{} (rule {id})", origin.location()),
+            message,
+        }));
+    }
     if let Some(dir) = cache_dir.filter(|_| compile::cache::cacheable(&part)) {
         let snap = compile::cache::Snapshot {
             requirements: set.requirements(),

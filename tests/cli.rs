@@ -919,3 +919,19 @@ fn hook_shipped_inbound_pack_blocks_a_credential_in_a_user_message() {
         assert_eq!(hook_json(&o), json!({}), "round {round}: {}", stderr(&o));
     }
 }
+
+/// A regex the engine refuses (size limit) is an error for `check` and a
+/// fail-closed block for the hook: it must never silently stop matching.
+#[test]
+fn oversized_regex_is_an_error_and_the_hook_fails_closed() {
+    let f = Fixture::new();
+    let p = f.write("policy.warden", "rule a.big {\n  on pre_tool_call\n  when args.command matches /(a{1000}){1000}/\n  block \"m\"\n}\n");
+    let o = run(warden().args(["check", p.to_str().unwrap()]), b"");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("regex-too-big"), "{}", stderr(&o));
+    let o = f.hook(
+        &[],
+        &tool_payload("terminal", json!({"command": "ls"}), true),
+    );
+    assert_fail_closed(&o, "cannot compile regex");
+}

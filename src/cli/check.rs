@@ -73,13 +73,23 @@ pub(crate) fn run(a: Args) -> i32 {
                 lazy: true,
                 ..warden::CompileOptions::from_env()
             }) {
-                Ok(set) => d.extend(lints(&p, &set, &a.paths)),
+                Ok(set) => {
+                    for (id, origin, msg) in set.regex_failures() {
+                        d.push(
+                            Diagnostic::error("regex-too-big", &origin.file, origin.span, format!("rule `{id}`: the regex engine refuses a regex: {msg}"))
+                                .with_label("this rule")
+                                .with_help("simplify the regex (smaller repetitions, fewer alternatives); as is it could never match"),
+                        );
+                    }
+                    d.extend(lints(&p, &set, &a.paths))
+                }
                 Err(e) => {
                     eprintln!("error: {e}");
                     return EXIT_POLICY;
                 }
             }
-            (d, true)
+            let ok = !d.iter().any(|x| x.severity == Severity::Error);
+            (d, ok)
         }
         Err(LoadError::Invalid { diagnostics }) => (diagnostics, false),
         Err(e) => {

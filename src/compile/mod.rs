@@ -549,6 +549,29 @@ impl MatcherSet {
         self.rules.len()
     }
 
+    /// Compile every decision-rule regex now; the ones the engine refuses
+    /// (size limits: the checker has validated the syntax) as `(rule id,
+    /// location, message)`. A lazily compiled set would otherwise find out
+    /// on first use, where such a regex can only never match.
+    pub fn regex_failures(&self) -> Vec<(&str, &Origin, String)> {
+        let mut out = Vec::new();
+        for r in &self.rules {
+            let mut atoms = Vec::new();
+            collect_atoms(&r.when, &mut atoms);
+            if let Some(u) = &r.unless {
+                collect_atoms(u, &mut atoms);
+            }
+            for a in atoms {
+                if let CTest::Matches(re) = &self.atoms[a as usize].test {
+                    if let Err(e) = build_regex(&re.source) {
+                        out.push((r.id.as_str(), &r.origin, e.to_string()));
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Rules that have no required literal, so they run on every event of
     /// their hooks: `(rule id, location)`.
     pub fn unfiltered_rules(&self) -> Vec<(&str, &Origin)> {
@@ -564,6 +587,16 @@ impl MatcherSet {
             .filter(|(i, r)| seen[*i] && !matches!(r.action, CAction::Redact))
             .map(|(_, r)| (r.id.as_str(), &r.origin))
             .collect()
+    }
+}
+
+/// Every atom index in a condition.
+pub(crate) fn collect_atoms(n: &Node, out: &mut Vec<u32>) {
+    match n {
+        Node::And(v) | Node::Or(v) => v.iter().for_each(|c| collect_atoms(c, out)),
+        Node::Not(c) => collect_atoms(c, out),
+        Node::Atom(a) => out.push(*a),
+        Node::Const(_) => {}
     }
 }
 

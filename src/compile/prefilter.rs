@@ -297,18 +297,10 @@ impl HookIndex {
 pub(crate) const NO_GROUP: (u32, u32) = (u32::MAX, u32::MAX);
 
 fn group_regexes(set: &MatcherSet, unfiltered: &[u32]) -> (Vec<RegexGroup>, Vec<(u32, u32)>) {
-    fn atoms_of(n: &Node, out: &mut Vec<u32>) {
-        match n {
-            Node::And(v) | Node::Or(v) => v.iter().for_each(|c| atoms_of(c, out)),
-            Node::Not(c) => atoms_of(c, out),
-            Node::Atom(a) => out.push(*a),
-            Node::Const(_) => {}
-        }
-    }
     let mut by_field: Vec<(Field, Vec<(u32, String)>)> = Vec::new();
     for &r in unfiltered {
         let mut atoms = Vec::new();
-        atoms_of(&set.rules[r as usize].when, &mut atoms);
+        super::collect_atoms(&set.rules[r as usize].when, &mut atoms);
         for a in atoms {
             let atom = &set.atoms[a as usize];
             let CTest::Matches(re) = &atom.test else {
