@@ -272,14 +272,23 @@ fn human(event: &Event, files: &[String], x: &Explanation, t: &Timings) -> Strin
         p.skipped
     ));
     for h in &p.hits {
-        out.push_str(&format!(
-            "  literal {} in {} at {}..{} -> {}\n",
-            serde_json::Value::String(h.literal.clone()),
-            h.field,
-            h.start,
-            h.end,
-            h.rules.join(", ")
-        ));
+        let lit = serde_json::Value::String(h.literal.clone());
+        // Program-name hits come from the parsed command line, not a byte range.
+        if h.start == h.end {
+            out.push_str(&format!(
+                "  program {lit} in {} -> {}\n",
+                h.field,
+                h.rules.join(", ")
+            ));
+        } else {
+            out.push_str(&format!(
+                "  literal {lit} in {} at {}..{} -> {}\n",
+                h.field,
+                h.start,
+                h.end,
+                h.rules.join(", ")
+            ));
+        }
     }
     if !p.unfiltered.is_empty() {
         out.push_str(&format!(
