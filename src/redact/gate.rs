@@ -49,6 +49,56 @@ pub struct RunGate {
     pub alphabet: [bool; 256],
     pub min_len: usize,
     pub min_digits: usize,
+    /// bytes a match can start with
+    pub first: [bool; 256],
+    /// every match starts at an (ASCII) word boundary
+    pub word_start: bool,
+}
+
+/// Adds the bytes a non-empty match of `h` can start with to `a`; returns whether `h` can
+/// match the empty string.
+fn add_first(h: &Hir, a: &mut [bool; 256]) -> bool {
+    match h.kind() {
+        HirKind::Empty | HirKind::Look(_) => true,
+        HirKind::Literal(l) => match l.0.first() {
+            Some(&b) => {
+                a[b as usize] = true;
+                false
+            }
+            None => true,
+        },
+        HirKind::Class(_) => {
+            add_alphabet(h, a);
+            false
+        }
+        HirKind::Repetition(r) => {
+            if r.max == Some(0) {
+                return true;
+            }
+            add_first(&r.sub, a) || r.min == 0
+        }
+        HirKind::Capture(c) => add_first(&c.sub, a),
+        HirKind::Concat(subs) => {
+            for s in subs {
+                if !add_first(s, a) {
+                    return false;
+                }
+            }
+            true
+        }
+        HirKind::Alternation(subs) => {
+            let mut nullable = false;
+            for s in subs {
+                nullable |= add_first(s, a);
+            }
+            nullable
+        }
+    }
+}
+
+#[inline]
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
 }
 
 fn add_alphabet(h: &Hir, a: &mut [bool; 256]) {
@@ -125,6 +175,14 @@ fn min_digits(h: &Hir) -> usize {
 }
 
 impl RunGate {
+    /// Can a match start in the run `b[s..e]` (leaving room for `min_len` bytes)?
+    fn can_start(&self, b: &[u8], s: usize, e: usize) -> bool {
+        (s..=e - self.min_len).any(|i| {
+            self.first[b[i] as usize]
+                && (!self.word_start || i == 0 || is_word(b[i - 1]) != is_word(b[i]))
+        })
+    }
+
     /// A gate for `h`, or `None` when it would not be selective (the alphabet holds
     /// lower-case letters, or matches can be very short).
     pub fn new(h: &Hir) -> Option<RunGate> {
@@ -136,10 +194,20 @@ impl RunGate {
         if lower || min_len < 6 || min_digits < 2 || alphabet[0x80] {
             return None;
         }
+        let mut first = [false; 256];
+        if add_first(h, &mut first) {
+            first = [true; 256];
+        }
+        let word_start = h
+            .properties()
+            .look_set_prefix()
+            .contains(regex_syntax::hir::Look::WordAscii);
         Some(RunGate {
             alphabet,
             min_len,
             min_digits,
+            first,
+            word_start,
         })
     }
 }
@@ -174,8 +242,35 @@ pub fn gated_runs(
 ) {
     let b = &hay[..hi];
     let mut done = vec![lo; gates.len()];
+    // every gate's run lies inside the run of the union alphabet around the same digit
+    let mut union = [false; 256];
+    for g in gates {
+        for (u, &a) in union.iter_mut().zip(g.alphabet.iter()) {
+            *u |= a;
+        }
+    }
+    let min_len = gates.iter().map(|g| g.min_len).min().unwrap_or(usize::MAX);
+    let min_digits = gates
+        .iter()
+        .map(|g| g.min_digits)
+        .min()
+        .unwrap_or(usize::MAX);
     let mut pos = lo;
     while let Some(d) = next_digit(b, pos) {
+        let mut s = d;
+        while s > lo && union[b[s - 1] as usize] {
+            s -= 1;
+        }
+        let mut e = d + 1;
+        let mut digits = 1;
+        while e < hi && union[b[e] as usize] {
+            digits += usize::from(b[e].is_ascii_digit());
+            e += 1;
+        }
+        if e - s < min_len || digits < min_digits {
+            pos = e.max(d + 1);
+            continue;
+        }
         let mut next = usize::MAX;
         for (k, g) in gates.iter().enumerate() {
             if d < done[k] {
@@ -196,7 +291,7 @@ pub fn gated_runs(
                 digits += usize::from(b[e].is_ascii_digit());
                 e += 1;
             }
-            if e - s >= g.min_len && digits >= g.min_digits {
+            if e - s >= g.min_len && digits >= g.min_digits && g.can_start(b, s, e) {
                 out.push((k, s, e));
             }
             done[k] = e;
@@ -212,16 +307,22 @@ pub fn gated_runs(
 
 const MAX_SET: usize = 512;
 
-/// The finite set of (ASCII-lower-cased) strings `h` matches exactly, if small.
-fn exact_set(h: &Hir) -> Option<Vec<Vec<u8>>> {
+/// The finite set of strings `h` matches exactly, if small; ASCII-lower-cased if `fold`,
+/// case preserved otherwise.
+fn exact_set_case(h: &Hir, fold: bool) -> Option<Vec<Vec<u8>>> {
+    let exact_set = |h: &Hir| exact_set_case(h, fold);
     match h.kind() {
         HirKind::Empty | HirKind::Look(_) => Some(vec![Vec::new()]),
-        HirKind::Literal(l) => Some(vec![l.0.to_ascii_lowercase()]),
+        HirKind::Literal(l) => Some(vec![if fold {
+            l.0.to_ascii_lowercase()
+        } else {
+            l.0.to_vec()
+        }]),
         HirKind::Class(c) => {
             let mut v: Vec<Vec<u8>> = Vec::new();
             for b in 0u8..=127 {
                 if class_has(c, b) {
-                    let l = b.to_ascii_lowercase();
+                    let l = if fold { b.to_ascii_lowercase() } else { b };
                     if !v.iter().any(|x| x[0] == l) {
                         v.push(vec![l]);
                     }
@@ -299,22 +400,63 @@ pub fn keywords_required(h: &Hir, kws: &[Vec<u8>]) -> bool {
                     .any(|k| !k.is_empty() && memchr::memmem::find(s, k).is_some())
             })
     }
-    fn walk(h: &Hir, kws: &[Vec<u8>], depth: usize) -> bool {
-        if depth > 10 {
-            return false;
-        }
-        if let Some(set) = exact_set(h) {
-            if covered(&set, kws) {
-                return true;
-            }
-        }
-        match h.kind() {
-            HirKind::Concat(subs) => subs.iter().any(|s| walk(s, kws, depth + 1)),
-            HirKind::Capture(c) => walk(&c.sub, kws, depth + 1),
-            HirKind::Repetition(r) if r.min >= 1 => walk(&r.sub, kws, depth + 1),
-            HirKind::Alternation(subs) => subs.iter().all(|s| walk(s, kws, depth + 1)),
-            _ => false,
+    walk_required(h, kws, true, &covered, 0)
+}
+
+/// True if every match of `h` contains one of `kws` (lower-case) written in upper case (no
+/// ASCII lower-case letter in the occurrence). Then a keyword hit that contains a lower-case
+/// letter can be ignored for this rule: the upper-case occurrence of the same match is a hit
+/// of its own.
+pub fn keywords_required_upper(h: &Hir, kws: &[Vec<u8>]) -> bool {
+    fn covered(set: &[Vec<u8>], kws: &[Vec<u8>]) -> bool {
+        !set.is_empty()
+            && set.iter().all(|s| {
+                kws.iter().any(|k| {
+                    let up = k.to_ascii_uppercase();
+                    !up.is_empty()
+                        && memchr::memmem::find_iter(s, &up)
+                            .any(|i| !s[i..i + up.len()].iter().any(u8::is_ascii_lowercase))
+                })
+            })
+    }
+    walk_required(h, kws, false, &covered, 0)
+}
+
+type Covered = dyn Fn(&[Vec<u8>], &[Vec<u8>]) -> bool;
+
+fn walk_required(h: &Hir, kws: &[Vec<u8>], fold: bool, covered: &Covered, depth: usize) -> bool {
+    if depth > 10 {
+        return false;
+    }
+    if let Some(set) = exact_set_case(h, fold) {
+        if covered(&set, kws) {
+            return true;
         }
     }
-    walk(h, kws, 0)
+    let walk = |s: &Hir| walk_required(s, kws, fold, covered, depth + 1);
+    match h.kind() {
+        HirKind::Concat(subs) => subs.iter().any(walk),
+        HirKind::Capture(c) => walk(&c.sub),
+        HirKind::Repetition(r) if r.min >= 1 => walk(&r.sub),
+        HirKind::Alternation(subs) => subs.iter().all(walk),
+        _ => false,
+    }
+}
+
+/// `h` with every look-around assertion (`\b`, `^`, ...) removed: it matches a superset of
+/// what `h` matches, and needs no context around the match.
+pub fn strip_looks(h: &Hir) -> Hir {
+    match h.kind() {
+        HirKind::Look(_) => Hir::empty(),
+        HirKind::Empty | HirKind::Literal(_) | HirKind::Class(_) => h.clone(),
+        HirKind::Repetition(r) => Hir::repetition(regex_syntax::hir::Repetition {
+            min: r.min,
+            max: r.max,
+            greedy: r.greedy,
+            sub: Box::new(strip_looks(&r.sub)),
+        }),
+        HirKind::Capture(c) => strip_looks(&c.sub),
+        HirKind::Concat(subs) => Hir::concat(subs.iter().map(strip_looks).collect()),
+        HirKind::Alternation(subs) => Hir::alternation(subs.iter().map(strip_looks).collect()),
+    }
 }

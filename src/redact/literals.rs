@@ -11,7 +11,7 @@ use regex_syntax::hir::{Hir, HirKind};
 
 const MIN_KEYWORD: usize = 3;
 
-fn prefix_set(h: &Hir) -> Option<Vec<Vec<u8>>> {
+pub(crate) fn prefix_set(h: &Hir) -> Option<Vec<Vec<u8>>> {
     let mut ex = Extractor::new();
     ex.kind(ExtractKind::Prefix)
         .limit_class(4)

@@ -194,6 +194,8 @@ struct Compiled {
     side: usize,
     /// true if every match is at most `side` long (no window growth needed).
     bounded: bool,
+    /// see [`Rule::start_check`]
+    start: Option<Regex>,
 }
 
 struct Rule {
@@ -205,6 +207,13 @@ struct Rule {
     max_len: Option<usize>,
     /// most `\n` bytes a match can contain (None = unbounded)
     nl_budget: Option<usize>,
+    /// every match contains an upper-case keyword occurrence: hits with a lower-case letter
+    /// cannot start a window for this rule
+    kw_upper: bool,
+    /// Every match starts with a keyword hit and is at most `max_len` long: a hit at `ms`
+    /// only opens a window if this look-free, `\A`-anchored form of the regex matches
+    /// `hay[ms..ms + max_len]` (a superset of "some match starts at `ms`").
+    start_check: Option<String>,
     compiled: OnceLock<Result<Compiled, String>>,
 }
 
@@ -226,11 +235,16 @@ impl Rule {
                 Some(m) if m <= BOUNDED_CAP => (m.max(1), true),
                 _ => (UNBOUNDED_WINDOW, false),
             };
+            let start = match &self.start_check {
+                Some(src) => Some(build_regex(src, self.unicode)?),
+                None => None,
+            };
             Ok(Compiled {
                 re,
                 allow,
                 side,
                 bounded,
+                start,
             })
         })
     }
@@ -452,6 +466,13 @@ impl Redactor {
             } else {
                 None
             };
+            let kw_upper = !kws.is_empty() && gate::keywords_required_upper(&hir, &kws);
+            // auto keywords that are the regex's own prefix set: every match starts at a hit
+            let start_check = (spec.keywords.is_empty()
+                && !kws.is_empty()
+                && matches!(max_len, Some(m) if m <= BOUNDED_CAP)
+                && literals::prefix_set(&hir).as_ref() == Some(&kws))
+            .then(|| format!(r"\A(?:{})", gate::strip_looks(&hir)));
             for k in kws {
                 let idx = *kw_index.entry(k.clone()).or_insert_with(|| {
                     kw_list.push(k);
@@ -480,6 +501,8 @@ impl Redactor {
                 unicode,
                 max_len,
                 nl_budget,
+                kw_upper,
+                start_check,
                 compiled: OnceLock::new(),
             });
         }
@@ -653,16 +676,38 @@ impl Redactor {
         if let Some(ac) = &self.ac {
             // (rule, win_start, win_end)
             let mut wins: Vec<Win> = Vec::new();
-            for m in ac.find_overlapping_iter(&region[lo..]) {
-                let (ms, me) = (m.start() + lo, m.end() + lo);
-                for &r in &self.kw_rules[m.pattern().as_usize()] {
+            let mut on_hit = |pat: usize, ms: usize, me: usize| {
+                let mut lower: Option<bool> = None;
+                for &r in &self.kw_rules[pat] {
                     let rule = &self.rules[r as usize];
                     if keys_only && !rule.spec.keys {
                         continue;
                     }
+                    if rule.kw_upper
+                        && *lower
+                            .get_or_insert_with(|| hay[ms..me].iter().any(u8::is_ascii_lowercase))
+                    {
+                        continue;
+                    }
+                    if rule.start_check.is_some() {
+                        if let (
+                            Ok(Compiled {
+                                start: Some(re), ..
+                            }),
+                            Some(m),
+                        ) = (rule.compiled(), rule.max_len)
+                        {
+                            if !re.is_match(&hay[ms..(ms + m).min(hi)]) {
+                                continue;
+                            }
+                        }
+                    }
                     wins.push(window(rule, hay, ms, me, lo, hi));
                     wins.last_mut().unwrap().0 = r;
                 }
+            };
+            for m in ac.find_overlapping_iter(&region[lo..]) {
+                on_hit(m.pattern().as_usize(), m.start() + lo, m.end() + lo);
             }
             self.confirm_windows(&mut wins, hay, &mut out);
         }
@@ -970,17 +1015,25 @@ impl Redactor {
             };
         }
         let b = text.as_bytes();
-        let mut out = Vec::with_capacity(b.len());
+        // Copy `&str` slices (spans are on char boundaries) and validate only the small
+        // replacement texts, instead of re-validating the whole output.
+        let mut s = String::with_capacity(b.len());
+        let mut rep = Vec::new();
         let mut last = 0;
         for &c in &merged {
-            out.extend_from_slice(&b[last..c.start]);
-            self.replacement(c, &b[c.start..c.end], numbering, &mut out);
+            match text.get(last..c.start) {
+                Some(t) => s.push_str(t),
+                None => s.push_str(&String::from_utf8_lossy(&b[last..c.start])),
+            }
+            rep.clear();
+            self.replacement(c, &b[c.start..c.end], numbering, &mut rep);
+            s.push_str(&String::from_utf8_lossy(&rep));
             last = c.end;
         }
-        out.extend_from_slice(&b[last..]);
-        // spans are on char boundaries and replacements are UTF-8
-        let s = String::from_utf8(out)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        match text.get(last..) {
+            Some(t) => s.push_str(t),
+            None => s.push_str(&String::from_utf8_lossy(&b[last..])),
+        }
         Redaction {
             text: Cow::Owned(s),
             findings,
