@@ -23,6 +23,8 @@
 //! assert!(matches!(v.decision, Decision::Block { .. }));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod audit;
 pub mod check;
 pub mod compile;

@@ -52,15 +52,25 @@ const DFA_SIZE_LIMIT: usize = 2 << 20;
 /// One redaction rule as the compile stage hands it over.
 #[derive(Debug, Clone)]
 pub struct DetectorSpec {
+    /// Rule id, e.g. `secret.aws_access_key`.
     pub id: String,
+    /// What replaces a finding.
     pub replacement: Replacement,
+    /// The detector regex (flags inlined).
     pub regex: String,
+    /// Capture group holding the secret (`None`: the whole match).
     pub capture: Option<usize>,
+    /// Anchor literals; empty: extracted from the regex.
     pub keywords: Vec<String>,
+    /// Format check a finding must pass.
     pub validator: Option<Validator>,
+    /// Shannon-entropy floor of the secret, bits per character.
     pub min_entropy: Option<f64>,
+    /// Values never redacted (documentation examples).
     pub allow_values: Vec<String>,
+    /// Patterns of values never redacted.
     pub allow_patterns: Vec<String>,
+    /// JSON mode: also redact inside object keys.
     pub keys: bool,
 }
 
@@ -119,7 +129,12 @@ pub enum Replacement {
     Label(String),
     /// Keep the first `keep` bytes of the secret (at most a third of it), then `…` and `label`:
     /// `sk-ant…[REDACTED]`. Meant for vendor prefixes, so `keep` should not exceed the prefix.
-    Prefix { label: String, keep: usize },
+    Prefix {
+        /// The text after the kept prefix.
+        label: String,
+        /// Bytes of the secret kept.
+        keep: usize,
+    },
     /// `[NAME_n]`, numbered per distinct value within one input (per stream for streams).
     Numbered(String),
     /// The whole input is replaced by this message; `withheld_by` names the rule.
@@ -135,20 +150,38 @@ impl Replacement {
     }
 }
 
+/// Why a set of detector specs cannot make a [`Redactor`].
 #[derive(Debug, thiserror::Error)]
 pub enum RedactError {
+    /// A regex does not parse or compile.
     #[error("redaction rule `{id}`: invalid regex: {msg}")]
-    Regex { id: String, msg: String },
+    Regex {
+        /// Rule id.
+        id: String,
+        /// The engine's message.
+        msg: String,
+    },
     #[error(
         "redaction rule `{id}`: capture group {group} does not exist (the regex has {groups})"
     )]
+    /// The capture group does not exist.
     Capture {
+        /// Rule id.
         id: String,
+        /// The group asked for.
         group: usize,
+        /// The groups the regex has.
         groups: usize,
     },
+    /// Any other invalid spec.
     #[error("redaction rule `{id}`: {msg}")]
-    Spec { id: String, msg: String },
+    Spec {
+        /// Rule id.
+        id: String,
+        /// What is wrong.
+        msg: String,
+    },
+    /// Two specs share an id.
     #[error("duplicate redaction rule id `{0}`")]
     Duplicate(String),
 }
@@ -156,28 +189,35 @@ pub enum RedactError {
 /// One redacted span. Never carries the secret.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
+    /// Id of the rule that found it.
     pub rule_id: Arc<str>,
     /// Index of the rule in the spec list given to [`Redactor::new`].
     pub rule: usize,
+    /// The placeholder the rule puts in its place.
     pub label: Arc<str>,
     /// Byte span in the input (`[start, end)`), on UTF-8 character boundaries.
     pub start: usize,
+    /// One past the last byte.
     pub end: usize,
 }
 
 /// The result of a redaction.
 #[derive(Debug, Clone)]
 pub struct Redaction<'a> {
+    /// The redacted text (borrowed when nothing changed).
     pub text: Cow<'a, str>,
+    /// What was redacted, in input order.
     pub findings: Vec<Finding>,
     /// Set when a `Withhold` rule fired: the whole text was replaced and this names the rule.
     pub withheld_by: Option<Arc<str>>,
 }
 
 impl Redaction<'_> {
+    /// True if the text differs from the input.
     pub fn changed(&self) -> bool {
         matches!(self.text, Cow::Owned(_))
     }
+    /// The same redaction, owning its text.
     pub fn into_owned(self) -> Redaction<'static> {
         Redaction {
             text: Cow::Owned(self.text.into_owned()),
@@ -564,9 +604,11 @@ impl Redactor {
         })
     }
 
+    /// Number of detectors.
     pub fn len(&self) -> usize {
         self.rules.len()
     }
+    /// True if there are no detectors.
     pub fn is_empty(&self) -> bool {
         self.rules.is_empty()
     }

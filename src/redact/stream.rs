@@ -23,7 +23,9 @@
 use super::{floor_char, merge, Numbering, Redactor, Replacement};
 use std::io::{self, Read, Write};
 
+/// Bytes committed (written out) per streaming round.
 pub const STREAM_CHUNK: usize = 64 * 1024;
+/// Largest overlap kept between rounds, per side.
 pub const STREAM_MAX_OVERLAP: usize = 16 * 1024;
 
 fn fill<R: Read>(r: &mut R, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {

@@ -39,6 +39,7 @@ impl Validator {
         })
     }
 
+    /// The name policies use (`validate luhn`).
     pub fn name(self) -> &'static str {
         match self {
             Validator::Luhn => "luhn",
@@ -49,6 +50,7 @@ impl Validator {
         }
     }
 
+    /// True if `s` passes the format check.
     pub fn check(self, s: &[u8]) -> bool {
         match self {
             Validator::Luhn => luhn_ok(s),
