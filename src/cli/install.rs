@@ -642,6 +642,21 @@ struct Layout {
 
 const EMPTY_VALUES: [&str; 5] = ["", "~", "null", "{}", "[]"];
 
+/// The text's `pre_tool_call` items must be exactly the parsed list's, or
+/// editing by lines could touch the wrong entry.
+fn lined_up(lay: &Layout, old_cfg: &Yaml) -> Result<(), Refusal> {
+    let parsed = old_cfg
+        .get("hooks")
+        .and_then(|h| h.get(EVENT))
+        .and_then(Yaml::as_sequence)
+        .map_or(0, Vec::len);
+    if lay.items.len() == parsed {
+        Ok(())
+    } else {
+        Err(unsupported("cannot line up the `pre_tool_call` list items"))
+    }
+}
+
 fn unsupported(what: &str) -> Refusal {
     Refusal::Refused(format!(
         "config.yaml: {what}; warden edits only block-style YAML. Nothing was changed: add the entry by hand (see `warden install --help`)"
@@ -822,15 +837,7 @@ fn install_text(old: &str, entry: &Entry) -> Result<String, Refusal> {
             clear_inline_value(&mut lines[p], EVENT, &nl);
             let ci = lay.child_indent.expect("pre_tool_call has an indent");
             let si = lay.seq_indent.unwrap_or(ci + unit);
-            if lay.items.len()
-                != old_cfg
-                    .get("hooks")
-                    .and_then(|h| h.get(EVENT))
-                    .and_then(Yaml::as_sequence)
-                    .map_or(0, Vec::len)
-            {
-                return Err(unsupported("cannot line up the `pre_tool_call` list items"));
-            }
+            lined_up(&lay, &old_cfg)?;
             let rendered = entry.render(si, &nl);
             if let Some(&(first, _)) = ours.first() {
                 // Replace our first entry in place, drop any others.
@@ -882,15 +889,7 @@ fn uninstall_text(old: &str) -> Result<(String, Vec<String>), Refusal> {
     let (Some((h, h_end)), Some((p, p_end))) = (lay.hooks, lay.ptc) else {
         return Err(unsupported("cannot find the `hooks.pre_tool_call` list"));
     };
-    if lay.items.len()
-        != old_cfg
-            .get("hooks")
-            .and_then(|h| h.get(EVENT))
-            .and_then(Yaml::as_sequence)
-            .map_or(0, Vec::len)
-    {
-        return Err(unsupported("cannot line up the `pre_tool_call` list items"));
-    }
+    lined_up(&lay, &old_cfg)?;
     let mut drop = vec![false; lines.len()];
     for &(idx, _) in &ours {
         let (s, e) = lay.items[idx];
