@@ -359,6 +359,22 @@ fn combination(v: &Verdict, redaction_rules: usize, event: &Event) -> Vec<String
         out.push("no rule matched: allow".into());
     }
     let list = |v: &[String]| v.join(", ");
+    // "KIND by `rule`", and which later rules of the same kind it wins over.
+    let first_wins = |kind: &str, rule: &str, all: &[String]| {
+        let others: Vec<String> = all
+            .iter()
+            .filter(|b| **b != format!("`{rule}`"))
+            .cloned()
+            .collect();
+        if others.is_empty() {
+            format!("{kind} by `{rule}`")
+        } else {
+            format!(
+                "{kind} by `{rule}`: the first {kind} in policy order wins over {}",
+                others.join(", ")
+            )
+        }
+    };
     match &v.decision {
         Decision::Redact {
             rules,
@@ -380,19 +396,7 @@ fn combination(v: &Verdict, redaction_rules: usize, event: &Event) -> Vec<String
             });
         }
         Decision::Block { rule, .. } => {
-            let others: Vec<String> = blocks
-                .iter()
-                .filter(|b| **b != format!("`{rule}`"))
-                .cloned()
-                .collect();
-            out.push(if others.is_empty() {
-                format!("block by `{rule}`")
-            } else {
-                format!(
-                    "block by `{rule}`: the first block in policy order wins over {}",
-                    list(&others)
-                )
-            });
+            out.push(first_wins("block", rule, &blocks));
             let mut beaten = Vec::new();
             for (k, v) in [
                 ("approve", &approves),
@@ -408,19 +412,7 @@ fn combination(v: &Verdict, redaction_rules: usize, event: &Event) -> Vec<String
             }
         }
         Decision::Approve { rule, .. } => {
-            let others: Vec<String> = approves
-                .iter()
-                .filter(|b| **b != format!("`{rule}`"))
-                .cloned()
-                .collect();
-            out.push(if others.is_empty() {
-                format!("approve by `{rule}`")
-            } else {
-                format!(
-                    "approve by `{rule}`: the first approve in policy order wins over {}",
-                    list(&others)
-                )
-            });
+            out.push(first_wins("approve", rule, &approves));
             if !modifies.is_empty() {
                 out.push(format!("approve beats modify {}", list(&modifies)));
             }
