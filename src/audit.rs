@@ -3,10 +3,10 @@
 //! a line (POSIX appends of one buffer are atomic with respect to each other
 //! on local file systems).
 //!
-//! Argument values never reach the log as they are: string values pass
-//! through the redaction rules first ([`redact_args`]), or, without any,
-//! are replaced by their type and length ([`summarize_args`]), so the log
-//! cannot leak a secret an argument held.
+//! Argument values never reach the log: each is replaced by its type and
+//! length ([`summarize_args`]), so the log cannot leak a secret an argument
+//! held. (Running the redaction rules instead would make every hook process
+//! load the ~300 secret detectors, which its start-up cannot afford.)
 
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -35,20 +35,6 @@ pub struct Record<'a> {
     pub policy_hash: &'a str,
     /// Host mode.
     pub host: &'a str,
-}
-
-/// `args` with every string passed through `redactor`.
-pub fn redact_args(args: &Value, redactor: &crate::redact::Redactor) -> Value {
-    match args {
-        Value::String(s) => Value::String(redactor.redact_text(s).text.into_owned()),
-        Value::Array(a) => Value::Array(a.iter().map(|v| redact_args(v, redactor)).collect()),
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, v)| (k.clone(), redact_args(v, redactor)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
 }
 
 /// Keys of `args` with each value's type and length instead of the value.

@@ -294,10 +294,7 @@ fn decide(a: &Args, input: &[u8], want_audit: bool) -> Outcome {
                     "modify" => "modify",
                     _ => decision,
                 });
-        let logged_args = match set.redactor(Hook::TransformToolResult) {
-            Ok(Some(r)) => warden::audit::redact_args(&event.args, r),
-            _ => warden::audit::summarize_args(&event.args),
-        };
+        let logged_args = warden::audit::summarize_args(&event.args);
         AuditInfo {
             logged_args,
             rules: verdict.matches.iter().map(|m| m.rule.clone()).collect(),
