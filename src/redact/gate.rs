@@ -277,6 +277,12 @@ pub fn gated_runs(
                 next = next.min(done[k]);
                 continue;
             }
+            // the gate's run lies inside this union run: too short or too few digits here
+            if e - s < g.min_len || digits < g.min_digits {
+                done[k] = e;
+                next = next.min(e);
+                continue;
+            }
             if !g.alphabet[b[d] as usize] {
                 next = next.min(d + 1);
                 continue;

@@ -25,6 +25,7 @@
 
 mod gate;
 mod json;
+mod lanes;
 mod literals;
 mod stream;
 mod validate;
@@ -32,7 +33,7 @@ mod validate;
 pub use stream::{STREAM_CHUNK, STREAM_MAX_OVERLAP};
 pub use validate::{shannon_entropy, Validator};
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use aho_corasick::{AhoCorasick, MatchKind};
 use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -293,7 +294,8 @@ impl Rule {
 /// The compiled redactor: immutable, `Send + Sync`, cheap to share behind an `Arc`.
 pub struct Redactor {
     rules: Vec<Rule>,
-    ac: Option<AhoCorasick>,
+    /// every rule keyword, ASCII case-insensitive, walked by [`lanes::for_each_match`]
+    ac: Option<aho_corasick::dfa::DFA>,
     /// AC pattern index -> rules anchored on it
     kw_rules: Vec<Vec<u32>>,
     kw_list: Vec<Vec<u8>>,
@@ -573,8 +575,7 @@ impl Redactor {
             None
         } else {
             Some(
-                AhoCorasick::builder()
-                    .kind(Some(AhoCorasickKind::DFA))
+                aho_corasick::dfa::Builder::new()
                     .match_kind(MatchKind::Standard)
                     .ascii_case_insensitive(true)
                     .build(kw_list.iter())
@@ -748,9 +749,7 @@ impl Redactor {
                     wins.last_mut().unwrap().0 = r;
                 }
             };
-            for m in ac.find_overlapping_iter(&region[lo..]) {
-                on_hit(m.pattern().as_usize(), m.start() + lo, m.end() + lo);
-            }
+            lanes::for_each_match(ac, &region[lo..], |pat, s, e| on_hit(pat, s + lo, e + lo));
             self.confirm_windows(&mut wins, hay, &mut out);
         }
         if !self.gated.is_empty() {

@@ -1,0 +1,144 @@
+//! The keyword pass: every (overlapping) keyword occurrence in a text, found by one
+//! aho-corasick DFA walked over several lanes of the text at once.
+//!
+//! A DFA search is bound by the latency of its transition loads: each byte's next state
+//! depends on the previous one, so one walk runs at roughly one byte per L1 load (~500 MB/s
+//! here). Splitting the text into [`LANES`] segments and stepping all of them in the same loop
+//! gives the CPU independent chains to overlap: 12 ms → 5 ms over the 6 MB clean-text
+//! benchmark (~1.1 GB/s), with the same automaton and the same hits. Each lane starts
+//! `max_pattern_len - 1` bytes before its segment, so its state is exact by the time the
+//! segment begins, and reports only the matches that end inside its segment: every
+//! occurrence is reported exactly once.
+
+use aho_corasick::automaton::{Automaton, StateID};
+use aho_corasick::dfa::DFA;
+use aho_corasick::Anchored;
+
+/// Segments walked side by side (4 gives nearly all of the gain on a 2-core Xeon).
+const LANES: usize = 4;
+/// Texts shorter than this are walked as one lane.
+const MIN_LANED: usize = 4096;
+
+/// Calls `f(pattern, start, end)` for every occurrence of every pattern of `dfa` in `hay`
+/// (overlapping, as `find_overlapping_iter` would report them), in no particular order.
+#[inline(never)]
+pub(crate) fn for_each_match(dfa: &DFA, hay: &[u8], mut f: impl FnMut(usize, usize, usize)) {
+    let Ok(start) = dfa.start_state(Anchored::No) else {
+        return;
+    };
+    // the walk only records (match state, end); patterns are listed afterwards, which keeps
+    // the stepping loop small enough to stay in registers
+    let mut ends: Vec<(StateID, usize)> = Vec::new();
+    let n = hay.len();
+    let back = dfa.max_pattern_len().saturating_sub(1);
+    if n < MIN_LANED.max(LANES * back * 4) {
+        walk(dfa, start, hay, 0, &mut ends);
+    } else {
+        let seg = n.div_ceil(LANES);
+        // lane i owns the match ends in (first[i], to[i]] and starts reading at from[i]
+        let first: [usize; LANES] = std::array::from_fn(|i| i * seg);
+        let from: [usize; LANES] = std::array::from_fn(|i| first[i].saturating_sub(back));
+        let to: [usize; LANES] = std::array::from_fn(|i| ((i + 1) * seg).min(n));
+        let common = (0..LANES).map(|i| to[i] - from[i]).min().unwrap_or(0);
+        let lanes: [&[u8]; LANES] = std::array::from_fn(|i| &hay[from[i]..from[i] + common]);
+        let mut sid = [start; LANES];
+        for j in 0..common {
+            for i in 0..LANES {
+                let s = dfa.next_state(Anchored::No, sid[i], lanes[i][j]);
+                sid[i] = s;
+                if dfa.is_special(s) {
+                    record(dfa, s, from[i] + j, first[i], &mut ends);
+                }
+            }
+        }
+        for i in 0..LANES {
+            // the lane's state is exact from `first[i]` on, which `from[i] + common` is past
+            let at = from[i] + common;
+            walk(dfa, sid[i], &hay[at..to[i]], at, &mut ends);
+        }
+    }
+    for (sid, end) in ends {
+        for i in 0..dfa.match_len(sid) {
+            let pid = dfa.match_pattern(sid, i);
+            f(pid.as_usize(), end - dfa.pattern_len(pid), end);
+        }
+    }
+}
+
+/// The rare path of the walk, kept out of line: a special state at byte `at` is recorded
+/// when it is a match state and `at` lies in the lane's own segment (from `first` on).
+#[cold]
+#[inline(never)]
+fn record(dfa: &DFA, sid: StateID, at: usize, first: usize, ends: &mut Vec<(StateID, usize)>) {
+    if dfa.is_match(sid) && at >= first {
+        ends.push((sid, at + 1));
+    }
+}
+
+/// One lane: reads `hay` from state `sid`, recording match states and their ends; `offset`
+/// is `hay`'s position in the text.
+fn walk(dfa: &DFA, mut sid: StateID, hay: &[u8], offset: usize, ends: &mut Vec<(StateID, usize)>) {
+    for (j, &b) in hay.iter().enumerate() {
+        sid = dfa.next_state(Anchored::No, sid, b);
+        if dfa.is_special(sid) {
+            record(dfa, sid, offset + j, 0, ends);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aho_corasick::{AhoCorasick, MatchKind};
+
+    fn both(pats: &[&str], hay: &[u8]) {
+        let dfa = aho_corasick::dfa::Builder::new()
+            .match_kind(MatchKind::Standard)
+            .ascii_case_insensitive(true)
+            .build(pats)
+            .unwrap();
+        let ac = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(pats)
+            .unwrap();
+        let mut want: Vec<(usize, usize, usize)> = ac
+            .find_overlapping_iter(hay)
+            .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
+            .collect();
+        let mut got = Vec::new();
+        for_each_match(&dfa, hay, |p, s, e| got.push((p, s, e)));
+        want.sort_unstable();
+        got.sort_unstable();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn same_hits_as_overlapping_search_across_lane_borders() {
+        let pats = [
+            "key",
+            "api_key",
+            "sk-",
+            "ghp_",
+            "+",
+            "abcdefghijklmnop",
+            "ab",
+        ];
+        // long enough to be laned; occurrences placed on and around every lane border
+        let mut hay = vec![b'.'; 20_000];
+        for start in (0..hay.len() - 20).step_by(37) {
+            let p = pats[start % pats.len()].as_bytes();
+            hay[start..start + p.len()].copy_from_slice(p);
+        }
+        let seg = hay.len().div_ceil(LANES);
+        for i in 1..LANES {
+            for d in 0..17 {
+                let at = i * seg - d;
+                hay[at..at + 16].copy_from_slice(b"ABCDEFGHIJKLMNOP");
+            }
+        }
+        both(&pats, &hay);
+        for n in [0, 1, 15, 16, 17, 4095, 4096, 4097, 9999] {
+            both(&pats, &hay[..n]);
+        }
+    }
+}
