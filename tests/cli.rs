@@ -935,3 +935,24 @@ fn oversized_regex_is_an_error_and_the_hook_fails_closed() {
     );
     assert_fail_closed(&o, "cannot compile regex");
 }
+
+#[test]
+fn hook_deadline_overrun_blocks_even_an_allowed_command() {
+    // Loading the shipped packs without the cache takes tens of milliseconds, far past a
+    // 1 ms deadline: the watchdog must answer first, with a block that names the cause.
+    let payload = tool_payload("terminal", json!({"command": "git status"}), false);
+    let mut c = warden();
+    c.args(["hook", "--no-cache", "--deadline", "1"]);
+    let o = run(&mut c, &payload);
+    assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(&o));
+    let v = hook_json(&o);
+    assert_eq!(v["action"], "block", "{v}");
+    let msg = v["message"].as_str().unwrap_or_default();
+    assert!(msg.contains("internal deadline of 1 ms exceeded"), "{msg}");
+    // and with time to spare the same call is allowed
+    let mut c = warden();
+    c.args(["hook", "--no-cache", "--deadline", "30000"]);
+    let o = run(&mut c, &payload);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(hook_json(&o), json!({}));
+}

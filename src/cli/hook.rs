@@ -6,7 +6,6 @@ use super::install::expand_home;
 use super::PolicyArgs;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use warden::host::hermes::{self, HookResponse, HostMode};
 use warden::policy::Source;
@@ -123,23 +122,30 @@ pub(crate) fn run(a: Args) -> i32 {
     }
     let deadline = Duration::from_millis(a.deadline);
     let audit_path = a.audit.as_deref().map(expand_home);
-    let (tx, rx) = mpsc::channel();
     let want_audit = audit_path.is_some();
-    std::thread::spawn(move || {
-        let _ = tx.send(decide(&a, &input, want_audit));
-    });
-    let outcome = match rx.recv_timeout(deadline) {
-        Ok(o) => o,
-        Err(_) => Outcome {
-            response: failure(
-                Hook::PreToolCall,
-                &format!("internal deadline of {} ms exceeded", deadline.as_millis()),
-                fail_open,
-            )
-            .response,
-            audit: None,
-        },
-    };
+    // The work runs on the main thread (its allocator arena is already warm); a watchdog
+    // thread with a small stack answers with a block if the deadline passes first.
+    let overrun = failure(
+        Hook::PreToolCall,
+        &format!("internal deadline of {} ms exceeded", deadline.as_millis()),
+        fail_open,
+    );
+    let watchdog = std::thread::Builder::new()
+        .stack_size(64 * 1024)
+        .spawn(move || {
+            std::thread::sleep(deadline);
+            if let Some(code) = try_emit(&overrun) {
+                std::process::exit(code);
+            }
+        });
+    if let Err(e) = watchdog {
+        return emit(&failure(
+            Hook::PreToolCall,
+            &format!("cannot start the deadline watchdog: {e}"),
+            fail_open,
+        ));
+    }
+    let outcome = decide(&a, &input, want_audit);
     let code = emit(&outcome);
     if let (Some(path), Some(info)) = (audit_path, &outcome.audit) {
         let rec = warden::audit::Record {
@@ -175,10 +181,16 @@ pub(crate) fn bad_arguments(what: &str) -> i32 {
 static EMITTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 static EXIT_CODE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(2);
 
-/// Print the outcome (at most once per process); return the exit code.
+/// Print the outcome (at most once per process); return the exit code of the answer that
+/// went out.
 fn emit(o: &Outcome) -> i32 {
+    try_emit(o).unwrap_or_else(|| EXIT_CODE.load(std::sync::atomic::Ordering::SeqCst))
+}
+
+/// Print the outcome and return its exit code, unless an answer already went out.
+fn try_emit(o: &Outcome) -> Option<i32> {
     if EMITTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
-        return EXIT_CODE.load(std::sync::atomic::Ordering::SeqCst);
+        return None;
     }
     EXIT_CODE.store(o.response.exit_code, std::sync::atomic::Ordering::SeqCst);
     for n in &o.response.notes {
@@ -188,7 +200,7 @@ fn emit(o: &Outcome) -> i32 {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{line}");
     let _ = out.flush();
-    o.response.exit_code
+    Some(o.response.exit_code)
 }
 
 /// The answer for an internal failure: a block, unless `--fail-open`.

@@ -123,6 +123,8 @@ struct HookOnly {
 pub fn run() -> i32 {
     let mut argv = std::env::args_os();
     if argv.nth(1).is_some_and(|a| a == "hook") {
+        // one event, then exit: allocation is a bump (see `arena.rs`)
+        crate::ALLOC.enable();
         let rest = std::iter::once(std::ffi::OsString::from("warden hook")).chain(argv);
         return match HookOnly::try_parse_from(rest) {
             Ok(h) => hook::run(h.args),

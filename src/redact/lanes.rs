@@ -21,6 +21,8 @@ const MIN_LANED: usize = 4096;
 
 /// Calls `f(pattern, start, end)` for every occurrence of every pattern of `dfa` in `hay`
 /// (overlapping, as `find_overlapping_iter` would report them), in no particular order.
+// every lane is read at the same index `j`: that is the interleaving, so the index stays
+#[allow(clippy::needless_range_loop)]
 #[inline(never)]
 pub(crate) fn for_each_match(dfa: &DFA, hay: &[u8], mut f: impl FnMut(usize, usize, usize)) {
     let Ok(start) = dfa.start_state(Anchored::No) else {
