@@ -110,14 +110,14 @@ pub(crate) struct LazyGlob {
 }
 
 impl LazyGlob {
-    fn new(patterns: &[String], eager: bool, origin: &Origin) -> Result<LazyGlob, CompileError> {
+    fn new(patterns: &[String], eager: bool, origin: Option<&Origin>) -> Result<LazyGlob, CompileError> {
         let me = LazyGlob {
             patterns: patterns.to_vec(),
             cell: OnceLock::new(),
         };
         if eager {
             let g = me.build().map_err(|e| CompileError {
-                location: origin.location(),
+                location: origin.map_or_else(|| "<policy>".into(), Origin::location),
                 message: e.to_string(),
             })?;
             let _ = me.cell.set(g);
@@ -158,9 +158,32 @@ pub(crate) enum Node {
 /// A ready-to-run test on one field.
 pub(crate) struct CAtom {
     pub(crate) field: Field,
-    pub(crate) test: CTest,
     /// The checked form, for prefilter extraction and explanations.
     pub(crate) source: Test,
+    /// The matcher, built at compile time (eager) or on first use (lazy: a hook process
+    /// evaluates only the atoms of its candidate rules, so it builds only those).
+    built: OnceLock<CTest>,
+    /// `$HOME` for path targets, when built lazily.
+    home: Option<std::sync::Arc<str>>,
+}
+
+impl CAtom {
+    /// The ready-to-run test.
+    pub(crate) fn test(&self) -> &CTest {
+        self.built.get_or_init(|| {
+            let b = Builder {
+                paths: Default::default(),
+                atoms: Vec::new(),
+                home: self.home.as_deref().map(str::to_string),
+                home_arc: None,
+                eager: false,
+            };
+            // Lazy building cannot fail: regexes and globs are built on use, and the
+            // checker already validated them (a failure there makes them never match).
+            b.test(&self.source, None)
+                .unwrap_or_else(|_| unreachable!("lazy tests do not fail to build"))
+        })
+    }
 }
 
 /// A string literal ready for comparison. With `nocase`, an ASCII literal
@@ -385,6 +408,7 @@ pub fn compile_owned(
         paths: Default::default(),
         atoms: Vec::new(),
         home: opts.home.clone(),
+        home_arc: opts.home.as_deref().map(Into::into),
         eager: !opts.lazy,
     };
     let exempt_of: Vec<Vec<u32>> = policy
@@ -437,7 +461,7 @@ pub fn compile_owned(
             Action::Modify(sets) => {
                 let mut out = Vec::with_capacity(sets.len());
                 for (k, v) in sets {
-                    out.push((k.clone(), b.value(v, &r.origin)?));
+                    out.push((k.clone(), b.value(v, Some(&r.origin))?));
                 }
                 CAction::Modify(out)
             }
@@ -470,7 +494,7 @@ pub fn compile_owned(
         lazy: opts.lazy,
     };
     for a in &set.atoms {
-        if let CTest::Detects { patterns, .. } = &a.test {
+        if let Test::Detects { patterns } = &a.source {
             if let Some(p) = patterns
                 .iter()
                 .find(|p| !set.redact_rules.iter().any(|(id, _, _)| id_matches(p, id)))
@@ -562,8 +586,8 @@ impl MatcherSet {
                 collect_atoms(u, &mut atoms);
             }
             for a in atoms {
-                if let CTest::Matches(re) = &self.atoms[a as usize].test {
-                    if let Err(e) = build_regex(&re.source) {
+                if let Test::Matches { regex } = &self.atoms[a as usize].source {
+                    if let Err(e) = build_regex(regex) {
                         out.push((r.id.as_str(), &r.origin, e.to_string()));
                     }
                 }
@@ -623,13 +647,15 @@ struct Builder {
     paths: std::cell::RefCell<std::collections::HashMap<String, UnderPath>>,
     atoms: Vec<CAtom>,
     home: Option<String>,
+    /// `home`, shared by the lazily built atoms
+    home_arc: Option<std::sync::Arc<str>>,
     eager: bool,
 }
 
 impl Builder {
-    fn regex(&self, source: &str, origin: &Origin) -> Result<LazyRegex, CompileError> {
+    fn regex(&self, source: &str, origin: Option<&Origin>) -> Result<LazyRegex, CompileError> {
         LazyRegex::new(source.to_string(), self.eager).map_err(|e| CompileError {
-            location: origin.location(),
+            location: origin.map_or_else(|| "<policy>".into(), Origin::location),
             message: e.to_string(),
         })
     }
@@ -641,11 +667,15 @@ impl Builder {
             Expr::Not(e) => Node::Not(Box::new(self.node(*e, origin)?)),
             Expr::Const(b) => Node::Const(b),
             Expr::Atom(a) => {
-                let test = self.test(&a.test, origin)?;
+                let built = OnceLock::new();
+                if self.eager {
+                    let _ = built.set(self.test(&a.test, Some(origin))?);
+                }
                 self.atoms.push(CAtom {
                     field: a.field,
-                    test,
                     source: a.test,
+                    built,
+                    home: self.home_arc.clone(),
                 });
                 Node::Atom((self.atoms.len() - 1) as u32)
             }
@@ -667,7 +697,7 @@ impl Builder {
             .collect()
     }
 
-    fn test(&self, t: &Test, origin: &Origin) -> Result<CTest, CompileError> {
+    fn test(&self, t: &Test, origin: Option<&Origin>) -> Result<CTest, CompileError> {
         let fold = |v: &[String], nocase: bool| -> Vec<Needle> {
             v.iter().map(|s| Needle::new(s, nocase)).collect()
         };
@@ -755,11 +785,11 @@ impl Builder {
             .collect()
     }
 
-    fn globs(&self, patterns: &[String], origin: &Origin) -> Result<LazyGlob, CompileError> {
+    fn globs(&self, patterns: &[String], origin: Option<&Origin>) -> Result<LazyGlob, CompileError> {
         LazyGlob::new(patterns, self.eager, origin)
     }
 
-    fn shell(&self, st: &ShellTest, origin: &Origin) -> Result<CShell, CompileError> {
+    fn shell(&self, st: &ShellTest, origin: Option<&Origin>) -> Result<CShell, CompileError> {
         Ok(match st {
             ShellTest::Command { programs, quals } => {
                 let mut out = Vec::with_capacity(quals.len());
@@ -789,7 +819,7 @@ impl Builder {
         })
     }
 
-    fn value(&self, v: &ValueExpr, origin: &Origin) -> Result<CValue, CompileError> {
+    fn value(&self, v: &ValueExpr, origin: Option<&Origin>) -> Result<CValue, CompileError> {
         Ok(match v {
             ValueExpr::Const(c) => CValue::Const(c.to_json()),
             ValueExpr::Template(t) => CValue::Template(t.clone()),

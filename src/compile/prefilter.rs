@@ -303,7 +303,7 @@ fn group_regexes(set: &MatcherSet, unfiltered: &[u32]) -> (Vec<RegexGroup>, Vec<
         super::collect_atoms(&set.rules[r as usize].when, &mut atoms);
         for a in atoms {
             let atom = &set.atoms[a as usize];
-            let CTest::Matches(re) = &atom.test else {
+            let CTest::Matches(re) = atom.test() else {
                 continue;
             };
             if crate::syntax::regex_needs_unicode(&re.source) {
@@ -337,7 +337,7 @@ pub(crate) fn requirement(set: &MatcherSet, node: &Node) -> Option<Requirement> 
         Node::Const(_) | Node::Not(_) => None,
         Node::Atom(a) => {
             let atom = &set.atoms[*a as usize];
-            if let CTest::Under(targets) = &atom.test {
+            if let CTest::Under(targets) = atom.test() {
                 // Literal absolute targets: index the normalised path by its ancestors.
                 let abs: Option<Vec<String>> = targets
                     .iter()

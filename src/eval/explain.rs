@@ -533,7 +533,7 @@ fn paren(c: &CondTrace, parent_is_and: bool) -> String {
 fn trace_atom(run: &Run, a: &CAtom) -> (bool, String) {
     let home = run.set.home.as_deref();
     let event = run.event;
-    if let CTest::Shell(st) = &a.test {
+    if let CTest::Shell(st) = a.test() {
         let Some(an) = run.shell() else {
             return (false, "the event has no command line".into());
         };
@@ -569,7 +569,7 @@ fn trace_atom(run: &Run, a: &CAtom) -> (bool, String) {
     if values.is_empty() {
         return (false, format!("{field} is missing"));
     }
-    if let CTest::Exists = a.test {
+    if let CTest::Exists = a.test() {
         let present = values
             .iter()
             .any(|v| !matches!(v, Val::Json(serde_json::Value::Null)));
@@ -584,7 +584,7 @@ fn trace_atom(run: &Run, a: &CAtom) -> (bool, String) {
     }
     let several = values.len() > 1;
     for (n, v) in values.iter().enumerate() {
-        if test_value(&a.test, v, event, home) {
+        if test_value(a.test(), v, event, home) {
             let which = if several {
                 format!("{field}[{n}]")
             } else {
@@ -600,10 +600,10 @@ fn trace_atom(run: &Run, a: &CAtom) -> (bool, String) {
         String::new()
     };
     let base = format!("{field} = {}{more}", shown.join(", "));
-    let extra = match &a.test {
+    let extra = match a.test() {
         CTest::Under(_) | CTest::UnderField(_) => {
             let t = values[0].as_text();
-            let target = match &a.test {
+            let target = match a.test() {
                 CTest::UnderField(f) => {
                     let mut d = String::new();
                     for_each_value(event, f, &mut |v| {
@@ -662,7 +662,7 @@ fn why_true(a: &CAtom, v: &Val, field: &str, event: &Event, home: Option<&str>) 
         }
         format!("{field} = {}", show(v))
     };
-    match &a.test {
+    match a.test() {
         CTest::Eq { .. } | CTest::In { .. } => format!("{field} = {}", show(v)),
         CTest::Contains { needles, nocase } => find(needles, *nocase, &|h, n| h.find(n)),
         CTest::StartsWith { needles, nocase } => {

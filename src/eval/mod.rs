@@ -494,7 +494,7 @@ impl Run<'_> {
     }
 
     fn atom(&self, a: &CAtom) -> bool {
-        match &a.test {
+        match a.test() {
             CTest::Exists => {
                 return for_each_value(self.event, &a.field, &mut |v| {
                     !matches!(v, Val::Json(Value::Null))
@@ -538,7 +538,7 @@ impl Run<'_> {
         }
         let home = self.set.home.as_deref();
         for_each_value(self.event, &a.field, &mut |v| {
-            test_value(&a.test, &v, self.event, home)
+            test_value(a.test(), &v, self.event, home)
         })
     }
 
