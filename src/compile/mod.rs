@@ -110,7 +110,11 @@ pub(crate) struct LazyGlob {
 }
 
 impl LazyGlob {
-    fn new(patterns: &[String], eager: bool, origin: Option<&Origin>) -> Result<LazyGlob, CompileError> {
+    fn new(
+        patterns: &[String],
+        eager: bool,
+        origin: Option<&Origin>,
+    ) -> Result<LazyGlob, CompileError> {
         let me = LazyGlob {
             patterns: patterns.to_vec(),
             cell: OnceLock::new(),
@@ -785,7 +789,11 @@ impl Builder {
             .collect()
     }
 
-    fn globs(&self, patterns: &[String], origin: Option<&Origin>) -> Result<LazyGlob, CompileError> {
+    fn globs(
+        &self,
+        patterns: &[String],
+        origin: Option<&Origin>,
+    ) -> Result<LazyGlob, CompileError> {
         LazyGlob::new(patterns, self.eager, origin)
     }
 
