@@ -147,17 +147,19 @@ fn builtin_key() -> u64 {
     ])
 }
 
-/// Load and compile what `hook` needs, through the compiled-policy cache in
-/// `cache_dir` (none: no cache). On a hit this skips parsing and checking;
-/// on a miss it loads the whole set (so every error is still reported and
-/// an invalid policy is never cached), then writes the snapshot.
-/// Returns the compiled set and the policy's cache key (a digest of the sources).
-pub fn load_for_hook(
+/// Decide one gating event the way `warden hook` does: through the compiled-policy cache
+/// in `cache_dir` (none: no cache). On a hit this skips parsing and checking, and decodes
+/// and compiles only the rules the prefilter admits for `event`; on a miss it loads the
+/// whole set (so every error is still reported and an invalid policy is never cached),
+/// then writes the snapshot. Returns the verdict and the policy's cache key (a digest of
+/// the sources).
+pub fn decide_for_hook(
     source: &Source,
-    hook: crate::Hook,
+    event: &crate::Event,
     opts: &CompileOptions,
     cache_dir: Option<&Path>,
-) -> Result<(MatcherSet, u64), LoadError> {
+) -> Result<(crate::Verdict, u64), LoadError> {
+    let hook = event.hook;
     let key = match source {
         Source::Builtin => Some(builtin_key()),
         Source::Paths(_) => None,
@@ -172,10 +174,13 @@ pub fn load_for_hook(
     };
     let cache_dir = cache_dir.filter(|_| compile::cache::CACHED_HOOKS.contains(&hook));
     if let Some(dir) = cache_dir {
-        if let Some(snap) = compile::cache::load(dir, key, hook) {
-            let mut set = compile::compile_owned(snap.policy, opts)?;
-            set.precomputed = Some(snap.requirements);
-            return Ok((set, key));
+        let body = compile::cache::load(dir, key, hook);
+        let set = body
+            .as_deref()
+            .and_then(compile::cache::decode)
+            .and_then(|snap| compile::compile_for_event(snap, event, opts));
+        if let Some(set) = set {
+            return Ok((set.evaluate(event), key));
         }
     }
     let sources = match sources {
@@ -194,13 +199,11 @@ pub fn load_for_hook(
         }));
     }
     if let Some(dir) = cache_dir.filter(|_| compile::cache::cacheable(&part)) {
-        let snap = compile::cache::Snapshot {
-            requirements: set.requirements(),
-            policy: part,
-        };
-        let _ = compile::cache::store(dir, key, hook, &snap);
+        if let Ok(body) = compile::cache::encode(&part, set.requirements()) {
+            let _ = compile::cache::store(dir, key, hook, &body);
+        }
     }
-    Ok((set, key))
+    Ok((set.evaluate(event), key))
 }
 
 /// The shipped packs as `(pseudo-path, text)`.
@@ -265,4 +268,62 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The cached hook path decodes and compiles only the rules the prefilter admits for
+    /// its event; it must decide every event exactly as the whole policy does.
+    #[test]
+    fn cached_hook_decisions_equal_the_whole_policy() {
+        let opts = CompileOptions {
+            lazy: true,
+            home: Some("/home/user".into()),
+        };
+        let whole = compile::compile(&Policy::builtin().unwrap().checked, &opts).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut payloads = Vec::new();
+        for f in ["commands.tsv", "commands-heldout.tsv"] {
+            let text = std::fs::read_to_string(format!("{root}/tests/corpora/{f}")).unwrap();
+            for line in text.lines().skip(1) {
+                let command = line.splitn(3, '\t').nth(2).unwrap();
+                payloads.push(json!({"tool_name": "terminal", "tool_input": {"command": command}}));
+            }
+        }
+        for tool in ["write_file", "read_file", "patch"] {
+            for path in [
+                "/etc/passwd",
+                "~/.ssh/id_rsa",
+                "/tmp/x",
+                "src/main.rs",
+                ".env",
+                "/",
+            ] {
+                payloads
+                    .push(json!({"tool_name": tool, "tool_input": {"path": path, "content": "x"}}));
+            }
+        }
+        let mut blocked = 0;
+        for mut p in payloads {
+            p["hook_event_name"] = json!("pre_tool_call");
+            p["cwd"] = json!("/home/user/project");
+            let event = crate::host::hermes::parse_event(&p).unwrap();
+            let want = whole.evaluate(&event);
+            // first call fills the cache (whole part), the second decides from it
+            for _ in 0..2 {
+                let (got, _) =
+                    decide_for_hook(&Source::Builtin, &event, &opts, Some(dir.path())).unwrap();
+                assert_eq!(got, want, "{p}");
+            }
+            blocked += usize::from(!matches!(want.decision, crate::Decision::Allow));
+        }
+        assert!(
+            blocked > 200,
+            "the corpus should exercise blocking rules: {blocked}"
+        );
+    }
 }

@@ -278,12 +278,11 @@ fn decide(a: &Args, input: &[u8], want_audit: bool) -> Outcome {
             .map(expand_home)
             .or_else(warden::compile::cache::default_dir)
     };
-    let (set, key) = match warden::policy::load_for_hook(&source, hook, &opts, cache_dir.as_deref())
-    {
-        Ok(s) => s,
-        Err(e) => return failure(hook, &format!("policy {e}"), a.fail_open),
-    };
-    let verdict = set.evaluate(&event);
+    let (verdict, key) =
+        match warden::policy::decide_for_hook(&source, &event, &opts, cache_dir.as_deref()) {
+            Ok(v) => v,
+            Err(e) => return failure(hook, &format!("policy {e}"), a.fail_open),
+        };
     let response = hermes::respond(&verdict, &event, mode);
     let audit = want_audit.then(|| {
         let (decision, message) = match &verdict.decision {
@@ -317,8 +316,5 @@ fn decide(a: &Args, input: &[u8], want_audit: bool) -> Outcome {
             event,
         }
     });
-    // The process exits right after answering: freeing the matcher set would
-    // only cost time on the agent's critical path.
-    std::mem::forget(set);
     Outcome { response, audit }
 }

@@ -6,7 +6,10 @@
 //!   text); a changed policy or a new warden gets a new key.
 //! * One file per key and hook: `<dir>/<key>-<hook>.snapshot`, a header line
 //!   (magic, version, key, hook, checksum of the body) and a postcard body
-//!   (compact binary serde; several times faster to read than JSON).
+//!   (compact binary serde; several times faster to read than JSON). In the
+//!   body every rule is encoded on its own, beside the prefilter requirements
+//!   of all of them: a hook runs the prefilter over its one event first and
+//!   decodes only the rules it admits (see `compile::compile_for_event`).
 //! * Only the gating hooks (pre_tool_call, pre_llm_call) are cached: their
 //!   rules hold no redaction options, which the binary form cannot carry.
 //! * Written atomically (temp file in the same directory, then rename).
@@ -18,13 +21,13 @@
 //! cache directory can as well write the policy files.
 
 use super::prefilter::Requirement;
-use crate::check::ir::CheckedPolicy;
+use crate::check::ir::{CheckedPolicy, Exemption, Rule};
 use crate::event::Hook;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const MAGIC: &str = "warden-snapshot-v3";
+const MAGIC: &str = "warden-snapshot-v4";
 
 /// Hooks whose snapshots are cached.
 pub const CACHED_HOOKS: [Hook; 2] = [Hook::PreToolCall, Hook::PreLlmCall];
@@ -68,11 +71,44 @@ pub fn default_dir() -> Option<PathBuf> {
         .or_else(|| env("HOME").map(|h| h.join(".cache").join("warden")))
 }
 
-/// What a snapshot holds: the rules of one hook and their prefilter requirements.
+/// What a snapshot holds: one hook's rules, each postcard-encoded on its own (borrowed from
+/// the body), their prefilter requirements (index for index), and the exemptions.
 #[derive(Serialize, Deserialize)]
-pub(crate) struct Snapshot {
-    pub(crate) policy: CheckedPolicy,
+pub(crate) struct Snapshot<'a> {
     pub(crate) requirements: Vec<Option<Requirement>>,
+    #[serde(borrow)]
+    pub(crate) rules: Vec<&'a [u8]>,
+    pub(crate) exemptions: Vec<Exemption>,
+}
+
+impl Snapshot<'_> {
+    /// Decode rule `i` (`None`: out of range or corrupt, which callers treat as a miss).
+    pub(crate) fn rule(&self, i: usize) -> Option<Rule> {
+        postcard::from_bytes(self.rules.get(i)?).ok()
+    }
+}
+
+/// The snapshot body of a hook's policy part and its rules' requirements.
+pub(crate) fn encode(
+    part: &CheckedPolicy,
+    requirements: Vec<Option<Requirement>>,
+) -> Result<Vec<u8>, postcard::Error> {
+    let rules = part
+        .rules
+        .iter()
+        .map(postcard::to_stdvec)
+        .collect::<Result<Vec<_>, _>>()?;
+    postcard::to_stdvec(&Snapshot {
+        requirements,
+        rules: rules.iter().map(Vec::as_slice).collect(),
+        exemptions: part.exemptions.clone(),
+    })
+}
+
+/// Read a snapshot body (`load`'s output); `None` if it does not parse.
+pub(crate) fn decode(body: &[u8]) -> Option<Snapshot<'_>> {
+    let snap: Snapshot = postcard::from_bytes(body).ok()?;
+    (snap.rules.len() == snap.requirements.len()).then_some(snap)
 }
 
 fn file_name(key: u64, hook: Hook) -> String {
@@ -87,27 +123,26 @@ fn header(key: u64, hook: Hook, checksum: u64) -> String {
     )
 }
 
-/// Load a snapshot if a valid one exists.
-pub(crate) fn load(dir: &Path, key: u64, hook: Hook) -> Option<Snapshot> {
-    let data = std::fs::read(dir.join(file_name(key, hook))).ok()?;
+/// The verified body of a snapshot, if a valid one exists.
+pub(crate) fn load(dir: &Path, key: u64, hook: Hook) -> Option<Vec<u8>> {
+    let mut data = std::fs::read(dir.join(file_name(key, hook))).ok()?;
     let nl = data.iter().position(|&b| b == b'\n')?;
-    let (head, body) = (&data[..=nl], &data[nl + 1..]);
-    if head != header(key, hook, fnv1a(&[body])).as_bytes() {
+    let body = data.split_off(nl + 1);
+    if data != header(key, hook, fnv1a(&[&body])).as_bytes() {
         return None;
     }
-    postcard::from_bytes(body).ok()
+    Some(body)
 }
 
-/// Store a snapshot atomically. Errors are the caller's to ignore: a cache
-/// that cannot be written only costs speed.
-pub(crate) fn store(dir: &Path, key: u64, hook: Hook, snap: &Snapshot) -> std::io::Result<()> {
+/// Store a snapshot body atomically. Errors are the caller's to ignore: a
+/// cache that cannot be written only costs speed.
+pub(crate) fn store(dir: &Path, key: u64, hook: Hook, body: &[u8]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let body = postcard::to_stdvec(snap).map_err(std::io::Error::other)?;
     let name = file_name(key, hook);
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let mut f = std::fs::File::create(&tmp)?;
-    f.write_all(header(key, hook, fnv1a(&[&body])).as_bytes())?;
-    f.write_all(&body)?;
+    f.write_all(header(key, hook, fnv1a(&[body])).as_bytes())?;
+    f.write_all(body)?;
     f.sync_all().ok();
     drop(f);
     std::fs::rename(&tmp, dir.join(name)).inspect_err(|_| {
@@ -205,10 +240,7 @@ mod tests {
     #[test]
     fn corrupt_or_stale_snapshots_are_misses() {
         let dir = tempfile::tempdir().unwrap();
-        let snap = Snapshot {
-            policy: CheckedPolicy::default(),
-            requirements: Vec::new(),
-        };
+        let snap = encode(&CheckedPolicy::default(), Vec::new()).unwrap();
         store(dir.path(), 7, Hook::PreToolCall, &snap).unwrap();
         assert!(load(dir.path(), 7, Hook::PreToolCall).is_some());
         assert!(load(dir.path(), 8, Hook::PreToolCall).is_none());
@@ -239,14 +271,12 @@ mod tests {
             if !cacheable(&part) {
                 continue;
             }
-            let snap = Snapshot {
-                policy: part.clone(),
-                requirements: Vec::new(),
-            };
-            let bytes = postcard::to_stdvec(&snap).unwrap();
-            let back: Snapshot = postcard::from_bytes(&bytes).unwrap();
-            assert_eq!(back.policy.rules.len(), part.rules.len());
-            for (a, b) in back.policy.rules.iter().zip(&part.rules) {
+            let bytes = encode(&part, vec![None; part.rules.len()]).unwrap();
+            let back = decode(&bytes).unwrap();
+            assert_eq!(back.rules.len(), part.rules.len());
+            assert!(back.rule(part.rules.len()).is_none());
+            for (i, b) in part.rules.iter().enumerate() {
+                let a = back.rule(i).unwrap();
                 assert_eq!(
                     (&a.id, &a.when, &a.unless, &a.action, &a.hooks),
                     (&b.id, &b.when, &b.unless, &b.action, &b.hooks)
@@ -259,10 +289,7 @@ mod tests {
     #[test]
     fn old_snapshots_are_pruned() {
         let dir = tempfile::tempdir().unwrap();
-        let snap = Snapshot {
-            policy: CheckedPolicy::default(),
-            requirements: Vec::new(),
-        };
+        let snap = encode(&CheckedPolicy::default(), Vec::new()).unwrap();
         for k in 0..(KEEP as u64 + 5) {
             store(dir.path(), k, Hook::PreToolCall, &snap).unwrap();
         }

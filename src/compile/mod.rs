@@ -408,83 +408,20 @@ pub fn compile_owned(
     policy: CheckedPolicy,
     opts: &CompileOptions,
 ) -> Result<MatcherSet, CompileError> {
-    let mut b = Builder {
-        paths: Default::default(),
-        atoms: Vec::new(),
-        home: opts.home.clone(),
-        home_arc: opts.home.as_deref().map(Into::into),
-        eager: !opts.lazy,
-    };
+    let mut b = Builder::new(opts);
     let exempt_of: Vec<Vec<u32>> = policy
         .rules
         .iter()
-        .map(|r| {
-            policy
-                .exemptions
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e.covers(&r.id))
-                .map(|(i, _)| i as u32)
-                .collect()
-        })
+        .map(|r| exemptions_of(&r.id, &policy.exemptions))
         .collect();
     let mut exemptions = Vec::with_capacity(policy.exemptions.len());
     for e in policy.exemptions {
-        let when = match e.when {
-            Some(w) => Some(b.node(w, &e.origin)?),
-            None => None,
-        };
-        exemptions.push(CExempt {
-            when,
-            because: e.because,
-            until: e.until,
-            origin: e.origin,
-        });
+        exemptions.push(b.exemption(e)?);
     }
     let mut rules = Vec::with_capacity(policy.rules.len());
     let mut redact_rules = Vec::new();
     for (r, exempt_idx) in policy.rules.into_iter().zip(exempt_of) {
-        let when = b.node(r.when, &r.origin)?;
-        let unless = match r.unless {
-            Some(u) => Some(b.node(u, &r.origin)?),
-            None => None,
-        };
-        let action = match &r.action {
-            Action::Block {
-                message,
-                placeholder,
-            } => CAction::Block {
-                message: message.clone(),
-                placeholder: placeholder.clone(),
-            },
-            Action::Approve { message, key } => CAction::Approve {
-                message: message.clone(),
-                key: key.clone(),
-            },
-            Action::Context(t) => CAction::Context(t.clone()),
-            Action::Modify(sets) => {
-                let mut out = Vec::with_capacity(sets.len());
-                for (k, v) in sets {
-                    out.push((k.clone(), b.value(v, Some(&r.origin))?));
-                }
-                CAction::Modify(out)
-            }
-            Action::Redact(rr) => {
-                redact_rules.push((r.id.clone(), r.hooks.clone(), (**rr).clone()));
-                CAction::Redact
-            }
-        };
-        rules.push(CRule {
-            hooks: r.hooks.iter().fold(0, |m, h| m | h.bit()),
-            when,
-            unless,
-            kind: r.action.kind(),
-            action,
-            exemptions: exempt_idx,
-            id: r.id,
-            severity: r.severity,
-            origin: r.origin,
-        });
+        rules.push(b.rule(r, exempt_idx, &mut redact_rules)?);
     }
     let set = MatcherSet {
         rules,
@@ -656,7 +593,157 @@ struct Builder {
     eager: bool,
 }
 
+/// The matcher set of a cached hook part, for one event: the prefilter runs over the
+/// event first, on the requirements stored in the snapshot, and only the rules it admits
+/// are decoded and compiled. Every other rule is a stub that never matches — which is
+/// what the prefilter already knows of it — so the set decides `event` exactly as the
+/// whole part would. A set made here is only for `event`; `None` when the snapshot does
+/// not decode (the caller then rebuilds it).
+pub(crate) fn compile_for_event(
+    mut snap: cache::Snapshot<'_>,
+    event: &crate::event::Event,
+    opts: &CompileOptions,
+) -> Option<MatcherSet> {
+    let hook = event.hook;
+    let stub_origin = Origin {
+        file: std::sync::Arc::new(crate::diag::SourceFile {
+            path: "<snapshot>".into(),
+            text: String::new(),
+        }),
+        span: crate::diag::Span { start: 0, end: 0 },
+        line: 0,
+        col: 0,
+    };
+    let stub = || CRule {
+        id: String::new(),
+        severity: String::new(),
+        hooks: hook.bit(),
+        when: Node::Const(false),
+        unless: None,
+        action: CAction::Context(ir::Template { parts: Vec::new() }),
+        kind: "",
+        exemptions: Vec::new(),
+        origin: stub_origin.clone(),
+    };
+    let mut set = MatcherSet {
+        rules: (0..snap.rules.len()).map(|_| stub()).collect(),
+        atoms: Vec::new(),
+        exemptions: Vec::new(),
+        home: opts.home.clone(),
+        indexes: Hook::ALL.iter().map(|_| OnceLock::new()).collect(),
+        redact_rules: Vec::new(),
+        redactors: Hook::ALL.iter().map(|_| OnceLock::new()).collect(),
+        precomputed: Some(std::mem::take(&mut snap.requirements)),
+        lazy: true,
+    };
+    // the index depends only on the requirements, so it is the whole part's index
+    let bits = crate::eval::Run::new(&set, event).candidates();
+    let mut b = Builder::new(&CompileOptions {
+        lazy: true,
+        ..opts.clone()
+    });
+    for (w, word) in bits.iter().enumerate() {
+        let mut word = *word;
+        while word != 0 {
+            let i = w * 64 + word.trailing_zeros() as usize;
+            word &= word - 1;
+            let r = snap.rule(i)?;
+            let exempt = exemptions_of(&r.id, &snap.exemptions);
+            set.rules[i] = b.rule(r, exempt, &mut set.redact_rules).ok()?;
+        }
+    }
+    for e in snap.exemptions {
+        let e = b.exemption(e).ok()?;
+        set.exemptions.push(e);
+    }
+    set.atoms = b.atoms;
+    Some(set)
+}
+
+/// The exemptions (indexes into `exemptions`) that cover rule `id`.
+fn exemptions_of(id: &str, exemptions: &[ir::Exemption]) -> Vec<u32> {
+    exemptions
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.covers(id))
+        .map(|(i, _)| i as u32)
+        .collect()
+}
+
 impl Builder {
+    fn new(opts: &CompileOptions) -> Builder {
+        Builder {
+            paths: Default::default(),
+            atoms: Vec::new(),
+            home: opts.home.clone(),
+            home_arc: opts.home.as_deref().map(Into::into),
+            eager: !opts.lazy,
+        }
+    }
+
+    fn exemption(&mut self, e: ir::Exemption) -> Result<CExempt, CompileError> {
+        let when = match e.when {
+            Some(w) => Some(self.node(w, &e.origin)?),
+            None => None,
+        };
+        Ok(CExempt {
+            when,
+            because: e.because,
+            until: e.until,
+            origin: e.origin,
+        })
+    }
+
+    /// Compile one rule; a redaction rule's spec goes to `redact_rules`.
+    fn rule(
+        &mut self,
+        r: ir::Rule,
+        exemptions: Vec<u32>,
+        redact_rules: &mut Vec<(String, Vec<Hook>, ir::RedactRule)>,
+    ) -> Result<CRule, CompileError> {
+        let when = self.node(r.when, &r.origin)?;
+        let unless = match r.unless {
+            Some(u) => Some(self.node(u, &r.origin)?),
+            None => None,
+        };
+        let action = match &r.action {
+            Action::Block {
+                message,
+                placeholder,
+            } => CAction::Block {
+                message: message.clone(),
+                placeholder: placeholder.clone(),
+            },
+            Action::Approve { message, key } => CAction::Approve {
+                message: message.clone(),
+                key: key.clone(),
+            },
+            Action::Context(t) => CAction::Context(t.clone()),
+            Action::Modify(sets) => {
+                let mut out = Vec::with_capacity(sets.len());
+                for (k, v) in sets {
+                    out.push((k.clone(), self.value(v, Some(&r.origin))?));
+                }
+                CAction::Modify(out)
+            }
+            Action::Redact(rr) => {
+                redact_rules.push((r.id.clone(), r.hooks.clone(), (**rr).clone()));
+                CAction::Redact
+            }
+        };
+        Ok(CRule {
+            hooks: r.hooks.iter().fold(0, |m, h| m | h.bit()),
+            when,
+            unless,
+            kind: r.action.kind(),
+            action,
+            exemptions,
+            id: r.id,
+            severity: r.severity,
+            origin: r.origin,
+        })
+    }
+
     fn regex(&self, source: &str, origin: Option<&Origin>) -> Result<LazyRegex, CompileError> {
         LazyRegex::new(source.to_string(), self.eager).map_err(|e| CompileError {
             location: origin.map_or_else(|| "<policy>".into(), Origin::location),

@@ -14,7 +14,33 @@ use crate::event::{Field, Hook};
 use crate::syntax::ast::Scalar;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
-use std::collections::HashMap;
+use std::collections::HashMap as StdHashMap;
+
+/// The index's maps. Their keys are policy literals (trusted input: lookups with event
+/// values never insert), so a fast non-keyed hash suits them; SipHash showed up as a
+/// tenth of a hook call's index building.
+type HashMap<K, V> = StdHashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+
+/// 64-bit FNV-1a as a [`std::hash::Hasher`].
+pub(crate) struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// One field's automaton and, per pattern, the rules it admits.
 pub(crate) struct FieldFilter {
@@ -38,6 +64,35 @@ impl FieldFilter {
                 .build(&self.literals)
                 .expect("literal automaton")
         })
+    }
+}
+
+/// Above this many (literal, text position) pairs a field's value is searched with the
+/// automaton; below it, each literal is looked for directly (a hook sees one short command
+/// or path, where building the automaton would cost more than every direct search).
+const DIRECT_SEARCH_MAX: usize = 1 << 14;
+
+impl FieldFilter {
+    /// Call `f` with the index of every literal that occurs in `text` (ASCII case folded),
+    /// each at least once.
+    pub(crate) fn present(&self, text: &str, f: &mut impl FnMut(usize)) {
+        let hay = text.as_bytes();
+        let direct = self.automaton.get().is_none()
+            && hay.len().saturating_mul(self.literals.len()) <= DIRECT_SEARCH_MAX;
+        if !direct {
+            for m in self.automaton().find_overlapping_iter(text) {
+                f(m.pattern().as_usize());
+            }
+            return;
+        }
+        for (i, lit) in self.literals.iter().enumerate() {
+            let lit = lit.as_bytes();
+            if lit.len() <= hay.len() && hay.windows(lit.len()).any(|w| w.eq_ignore_ascii_case(lit))
+                || lit.is_empty()
+            {
+                f(i);
+            }
+        }
     }
 }
 
@@ -198,7 +253,7 @@ impl HookIndex {
         let words = set.rules.len().div_ceil(64);
         let mut base = vec![0u64; words];
         let mut unfiltered = Vec::new();
-        let mut by_field: HashMap<Field, FieldLiterals> = HashMap::new();
+        let mut by_field: HashMap<Field, FieldLiterals> = HashMap::default();
         let mut order: Vec<Field> = Vec::new();
         let mut programs = ProgramFilter::default();
         let mut under: Vec<(Field, HashMap<String, Vec<u32>>)> = Vec::new();
@@ -206,13 +261,19 @@ impl HookIndex {
             if rule.hooks & hook.bit() == 0 || matches!(rule.action, CAction::Redact) {
                 continue;
             }
+            let computed;
             let req = match &set.precomputed {
-                Some(reqs) => reqs.get(i).cloned().flatten(),
-                None => requirement(set, &rule.when),
+                Some(reqs) => reqs.get(i).and_then(Option::as_ref),
+                None => {
+                    computed = requirement(set, &rule.when);
+                    computed.as_ref()
+                }
             };
             match req {
                 Some(req) => {
-                    for (field, lits) in req.parts {
+                    for (field, lits) in &req.parts {
+                        let field = field.clone();
+                        let lits = lits.clone();
                         if field == Field::ShellPrograms {
                             programs.add(lits, i as u32);
                             continue;
@@ -221,7 +282,7 @@ impl HookIndex {
                             let at = match under.iter().position(|(f, _)| *f == *inner) {
                                 Some(at) => at,
                                 None => {
-                                    under.push((*inner, HashMap::new()));
+                                    under.push((*inner, HashMap::default()));
                                     under.len() - 1
                                 }
                             };

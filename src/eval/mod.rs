@@ -249,7 +249,8 @@ impl<'a> Run<'a> {
     /// unfiltered rules' regexes on a field), computed once per run.
     fn grouped(&self, atom: u32) -> Option<bool> {
         let idx = self.idx;
-        let (g, i) = idx.atom_group[atom as usize];
+        // atoms of rules compiled after the index was built are in no group
+        let &(g, i) = idx.atom_group.get(atom as usize)?;
         if g == u32::MAX {
             return None;
         }
@@ -320,11 +321,11 @@ impl<'a> Run<'a> {
         }
         for f in &idx.filters {
             let mut mark = |text: &str| {
-                for m in f.automaton().find_overlapping_iter(text) {
-                    for &r in &f.targets[m.pattern().as_usize()] {
+                f.present(text, &mut |p| {
+                    for &r in &f.targets[p] {
                         bits[r as usize / 64] |= 1 << (r % 64);
                     }
-                }
+                });
             };
             for_each_value(self.event, &f.field, &mut |v| {
                 mark(&v.as_text());
