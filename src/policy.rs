@@ -176,8 +176,8 @@ pub fn decide_for_hook(
     if let Some(dir) = cache_dir {
         let body = compile::cache::load(dir, key, hook);
         let set = body
-            .as_deref()
-            .and_then(compile::cache::decode)
+            .as_ref()
+            .and_then(|b| compile::cache::decode(b.bytes()))
             .and_then(|snap| compile::compile_for_event(snap, event, opts));
         if let Some(set) = set {
             return Ok((set.evaluate(event), key));

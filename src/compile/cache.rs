@@ -123,15 +123,31 @@ fn header(key: u64, hook: Hook, checksum: u64) -> String {
     )
 }
 
+/// A snapshot file read whole; [`Body::bytes`] is the part after the header.
+pub(crate) struct Body {
+    data: Vec<u8>,
+    start: usize,
+}
+
+impl Body {
+    /// The verified body.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.data[self.start..]
+    }
+}
+
 /// The verified body of a snapshot, if a valid one exists.
-pub(crate) fn load(dir: &Path, key: u64, hook: Hook) -> Option<Vec<u8>> {
-    let mut data = std::fs::read(dir.join(file_name(key, hook))).ok()?;
+pub(crate) fn load(dir: &Path, key: u64, hook: Hook) -> Option<Body> {
+    let data = std::fs::read(dir.join(file_name(key, hook))).ok()?;
     let nl = data.iter().position(|&b| b == b'\n')?;
-    let body = data.split_off(nl + 1);
-    if data != header(key, hook, fnv1a(&[&body])).as_bytes() {
+    let (head, body) = (&data[..=nl], &data[nl + 1..]);
+    if head != header(key, hook, fnv1a(&[body])).as_bytes() {
         return None;
     }
-    Some(body)
+    Some(Body {
+        data,
+        start: nl + 1,
+    })
 }
 
 /// Store a snapshot body atomically. Errors are the caller's to ignore: a
