@@ -123,25 +123,20 @@ pub(crate) fn run(a: Args) -> i32 {
     let deadline = Duration::from_millis(a.deadline);
     let audit_path = a.audit.as_deref().map(expand_home);
     let want_audit = audit_path.is_some();
-    // The work runs on the main thread (its allocator arena is already warm); a watchdog
-    // thread with a small stack answers with a block if the deadline passes first.
+    // At the deadline a prepared block goes out unless an answer already did (a timer
+    // signal on Unix: starting a watchdog thread cost a sixth of a call).
     let overrun = failure(
         Hook::PreToolCall,
         &format!("internal deadline of {} ms exceeded", deadline.as_millis()),
         fail_open,
     );
-    let watchdog = std::thread::Builder::new()
-        .stack_size(64 * 1024)
-        .spawn(move || {
-            std::thread::sleep(deadline);
-            if let Some(code) = try_emit(&overrun) {
-                std::process::exit(code);
-            }
-        });
-    if let Err(e) = watchdog {
+    let (note, answer) = rendered(&overrun);
+    let claim = || !EMITTED.swap(true, std::sync::atomic::Ordering::SeqCst);
+    if let Err(e) = super::deadline::arm(deadline, claim, note, answer, overrun.response.exit_code)
+    {
         return emit(&failure(
             Hook::PreToolCall,
-            &format!("cannot start the deadline watchdog: {e}"),
+            &format!("cannot arm the deadline: {e}"),
             fail_open,
         ));
     }
@@ -193,14 +188,24 @@ fn try_emit(o: &Outcome) -> Option<i32> {
         return None;
     }
     EXIT_CODE.store(o.response.exit_code, std::sync::atomic::Ordering::SeqCst);
-    for n in &o.response.notes {
-        eprintln!("{n}");
-    }
-    let line = hermes::to_ascii_json(&o.response.json);
+    let (note, answer) = rendered(o);
+    let _ = std::io::stderr().write_all(&note);
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{line}");
+    let _ = out.write_all(&answer);
     let _ = out.flush();
     Some(o.response.exit_code)
+}
+
+/// What an outcome prints: its notes for stderr and its one JSON line for stdout.
+fn rendered(o: &Outcome) -> (Vec<u8>, Vec<u8>) {
+    let mut note = Vec::new();
+    for n in &o.response.notes {
+        note.extend_from_slice(n.as_bytes());
+        note.push(b'\n');
+    }
+    let mut answer = hermes::to_ascii_json(&o.response.json).into_bytes();
+    answer.push(b'\n');
+    (note, answer)
 }
 
 /// The answer for an internal failure: a block, unless `--fail-open`.

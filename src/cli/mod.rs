@@ -2,6 +2,7 @@
 //! definitions and the dispatcher.
 
 mod check;
+mod deadline;
 mod doctor;
 mod eval;
 mod explain;
