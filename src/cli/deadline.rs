@@ -22,8 +22,10 @@ pub(super) fn arm(
 #[cfg(unix)]
 mod imp {
     use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicUsize, Ordering};
+    use std::sync::OnceLock;
 
-    static CLAIM: AtomicUsize = AtomicUsize::new(0);
+    /// Set once before the timer is armed; reading a set `OnceLock` takes no lock.
+    static CLAIM: OnceLock<fn() -> bool> = OnceLock::new();
     static NOTE: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
     static NOTE_LEN: AtomicUsize = AtomicUsize::new(0);
     static ANSWER: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
@@ -45,7 +47,7 @@ mod imp {
         ANSWER_LEN.store(answer.len(), Ordering::SeqCst);
         ANSWER.store(answer.as_mut_ptr(), Ordering::SeqCst);
         CODE.store(code, Ordering::SeqCst);
-        CLAIM.store(claim as usize, Ordering::SeqCst);
+        let _ = CLAIM.set(claim);
         let micros = after.as_micros().max(1);
         let value = libc::timeval {
             tv_sec: (micros / 1_000_000).min(i32::MAX as u128) as libc::time_t,
@@ -78,12 +80,9 @@ mod imp {
     }
 
     extern "C" fn on_alarm(_signal: libc::c_int) {
-        let claim = CLAIM.load(Ordering::SeqCst);
-        if claim == 0 {
+        let Some(claim) = CLAIM.get() else {
             return;
-        }
-        // SAFETY: `claim` was stored from a `fn() -> bool` in `arm`.
-        let claim: fn() -> bool = unsafe { std::mem::transmute::<usize, fn() -> bool>(claim) };
+        };
         if !claim() {
             return; // the answer already went out; let the process finish
         }
