@@ -101,6 +101,24 @@ pub(crate) fn run(a: Args) -> i32 {
         emit(&failure(Hook::PreToolCall, &cause, fail_open));
         std::process::exit(if fail_open { 0 } else { 2 });
     }));
+    let deadline = Duration::from_millis(a.deadline);
+    // At the deadline (it also covers reading stdin) a prepared block goes out unless an
+    // answer already did (a timer signal on Unix: a watchdog thread cost a sixth of a call).
+    let overrun = failure(
+        Hook::PreToolCall,
+        &format!("internal deadline of {} ms exceeded", deadline.as_millis()),
+        fail_open,
+    );
+    let (note, answer) = rendered(&overrun);
+    let claim = || !EMITTED.swap(true, std::sync::atomic::Ordering::SeqCst);
+    if let Err(e) = super::deadline::arm(deadline, claim, note, answer, overrun.response.exit_code)
+    {
+        return emit(&failure(
+            Hook::PreToolCall,
+            &format!("cannot arm the deadline: {e}"),
+            fail_open,
+        ));
+    }
     let mut input = Vec::new();
     let read = std::io::stdin()
         .lock()
@@ -120,26 +138,8 @@ pub(crate) fn run(a: Args) -> i32 {
             fail_open,
         ));
     }
-    let deadline = Duration::from_millis(a.deadline);
     let audit_path = a.audit.as_deref().map(expand_home);
     let want_audit = audit_path.is_some();
-    // At the deadline a prepared block goes out unless an answer already did (a timer
-    // signal on Unix: starting a watchdog thread cost a sixth of a call).
-    let overrun = failure(
-        Hook::PreToolCall,
-        &format!("internal deadline of {} ms exceeded", deadline.as_millis()),
-        fail_open,
-    );
-    let (note, answer) = rendered(&overrun);
-    let claim = || !EMITTED.swap(true, std::sync::atomic::Ordering::SeqCst);
-    if let Err(e) = super::deadline::arm(deadline, claim, note, answer, overrun.response.exit_code)
-    {
-        return emit(&failure(
-            Hook::PreToolCall,
-            &format!("cannot arm the deadline: {e}"),
-            fail_open,
-        ));
-    }
     let outcome = decide(&a, &input, want_audit);
     let code = emit(&outcome);
     if let (Some(path), Some(info)) = (audit_path, &outcome.audit) {
