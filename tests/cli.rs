@@ -969,13 +969,18 @@ fn hook_deadline_covers_a_stalled_stdin() {
         .spawn()
         .expect("spawn warden");
     let mut keep_open = child.stdin.take().expect("stdin");
-    keep_open.write_all(b"{\"hook_event_name\": \"pre_tool").unwrap();
+    keep_open
+        .write_all(b"{\"hook_event_name\": \"pre_tool")
+        .unwrap();
     let started = std::time::Instant::now();
     let o = child.wait_with_output().expect("wait");
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(&o));
     let v = hook_json(&o);
     assert_eq!(v["action"], "block", "{v}");
-    assert!(v["message"].as_str().unwrap_or_default().contains("deadline of 300 ms"));
+    assert!(v["message"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("deadline of 300 ms"));
     drop(keep_open);
 }
