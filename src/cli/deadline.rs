@@ -7,17 +7,7 @@
 //! the same. The timer replaced the thread on Unix because starting a thread cost ~0.2 ms
 //! of a ~1.3 ms hook call here.
 
-/// Arm the deadline: after `after`, unless `claim()` says an answer already went out,
-/// write `note` to stderr and `answer` to stdout and exit with `code`.
-pub(super) fn arm(
-    after: std::time::Duration,
-    claim: fn() -> bool,
-    note: Vec<u8>,
-    answer: Vec<u8>,
-    code: i32,
-) -> std::io::Result<()> {
-    imp::arm(after, claim, note, answer, code)
-}
+pub(super) use imp::arm;
 
 #[cfg(unix)]
 mod imp {
@@ -32,7 +22,9 @@ mod imp {
     static ANSWER_LEN: AtomicUsize = AtomicUsize::new(0);
     static CODE: AtomicI32 = AtomicI32::new(2);
 
-    pub(super) fn arm(
+    /// Arm the deadline: after `after`, unless `claim()` says an answer already went out,
+    /// write `note` to stderr and `answer` to stdout and exit with `code`.
+    pub(in crate::cli) fn arm(
         after: std::time::Duration,
         claim: fn() -> bool,
         note: Vec<u8>,
@@ -111,7 +103,9 @@ mod imp {
 mod imp {
     use std::io::Write;
 
-    pub(super) fn arm(
+    /// Arm the deadline: after `after`, unless `claim()` says an answer already went out,
+    /// write `note` to stderr and `answer` to stdout and exit with `code`.
+    pub(in crate::cli) fn arm(
         after: std::time::Duration,
         claim: fn() -> bool,
         note: Vec<u8>,

@@ -175,13 +175,7 @@ impl CAtom {
     /// The ready-to-run test.
     pub(crate) fn test(&self) -> &CTest {
         self.built.get_or_init(|| {
-            let b = Builder {
-                paths: Default::default(),
-                atoms: Vec::new(),
-                home: self.home.as_deref().map(str::to_string),
-                home_arc: None,
-                eager: false,
-            };
+            let b = Builder::with(self.home.clone(), false);
             // Lazy building cannot fail: regexes and globs are built on use, and the
             // checker already validated them (a failure there makes them never match).
             b.test(&self.source, None)
@@ -428,9 +422,9 @@ pub fn compile_owned(
         atoms: b.atoms,
         exemptions,
         home: opts.home.clone(),
-        indexes: Hook::ALL.iter().map(|_| OnceLock::new()).collect(),
+        indexes: per_hook(),
         redact_rules,
-        redactors: Hook::ALL.iter().map(|_| OnceLock::new()).collect(),
+        redactors: per_hook(),
         precomputed: None,
         lazy: opts.lazy,
     };
@@ -587,9 +581,8 @@ struct Builder {
     /// `under` targets already normalised (packs repeat the same path lists).
     paths: std::cell::RefCell<std::collections::HashMap<String, UnderPath>>,
     atoms: Vec<CAtom>,
-    home: Option<String>,
-    /// `home`, shared by the lazily built atoms
-    home_arc: Option<std::sync::Arc<str>>,
+    /// `$HOME` for path targets, shared with the atoms that build lazily
+    home: Option<std::sync::Arc<str>>,
     eager: bool,
 }
 
@@ -630,18 +623,15 @@ pub(crate) fn compile_for_event(
         atoms: Vec::new(),
         exemptions: Vec::new(),
         home: opts.home.clone(),
-        indexes: Hook::ALL.iter().map(|_| OnceLock::new()).collect(),
+        indexes: per_hook(),
         redact_rules: Vec::new(),
-        redactors: Hook::ALL.iter().map(|_| OnceLock::new()).collect(),
+        redactors: per_hook(),
         precomputed: Some(std::mem::take(&mut snap.requirements)),
         lazy: true,
     };
     // the index depends only on the requirements, so it is the whole part's index
     let bits = crate::eval::Run::new(&set, event).candidates();
-    let mut b = Builder::new(&CompileOptions {
-        lazy: true,
-        ..opts.clone()
-    });
+    let mut b = Builder::with(opts.home.as_deref().map(Into::into), false);
     for (w, word) in bits.iter().enumerate() {
         let mut word = *word;
         while word != 0 {
@@ -660,6 +650,11 @@ pub(crate) fn compile_for_event(
     Some(set)
 }
 
+/// One empty cell per hook (the lazily built indexes and redactors of a set).
+fn per_hook<T>() -> Vec<OnceLock<T>> {
+    Hook::ALL.iter().map(|_| OnceLock::new()).collect()
+}
+
 /// The exemptions (indexes into `exemptions`) that cover rule `id`.
 fn exemptions_of(id: &str, exemptions: &[ir::Exemption]) -> Vec<u32> {
     exemptions
@@ -672,12 +667,15 @@ fn exemptions_of(id: &str, exemptions: &[ir::Exemption]) -> Vec<u32> {
 
 impl Builder {
     fn new(opts: &CompileOptions) -> Builder {
+        Builder::with(opts.home.as_deref().map(Into::into), !opts.lazy)
+    }
+
+    fn with(home: Option<std::sync::Arc<str>>, eager: bool) -> Builder {
         Builder {
             paths: Default::default(),
             atoms: Vec::new(),
-            home: opts.home.clone(),
-            home_arc: opts.home.as_deref().map(Into::into),
-            eager: !opts.lazy,
+            home,
+            eager,
         }
     }
 
@@ -766,7 +764,7 @@ impl Builder {
                     field: a.field,
                     source: a.test,
                     built,
-                    home: self.home_arc.clone(),
+                    home: self.home.clone(),
                 });
                 Node::Atom((self.atoms.len() - 1) as u32)
             }

@@ -19,28 +19,12 @@ use std::collections::HashMap as StdHashMap;
 /// The index's maps. Their keys are policy literals (trusted input: lookups with event
 /// values never insert), so a fast non-keyed hash suits them; SipHash showed up as a
 /// tenth of a hook call's index building.
-type HashMap<K, V> = StdHashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+type HashMap<K, V> = StdHashMap<K, V, std::hash::BuildHasherDefault<super::cache::Fnv>>;
 
-/// 64-bit FNV-1a as a [`std::hash::Hasher`].
-pub(crate) struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl std::hash::Hasher for Fnv {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+/// Above this many (literal, text position) pairs a field's value is searched with the
+/// automaton; below it, each literal is looked for directly (a hook sees one short command
+/// or path, where building the automaton would cost more than every direct search).
+const DIRECT_SEARCH_MAX: usize = 1 << 14;
 
 /// One field's automaton and, per pattern, the rules it admits.
 pub(crate) struct FieldFilter {
@@ -65,14 +49,7 @@ impl FieldFilter {
                 .expect("literal automaton")
         })
     }
-}
 
-/// Above this many (literal, text position) pairs a field's value is searched with the
-/// automaton; below it, each literal is looked for directly (a hook sees one short command
-/// or path, where building the automaton would cost more than every direct search).
-const DIRECT_SEARCH_MAX: usize = 1 << 14;
-
-impl FieldFilter {
     /// Call `f` with the index of every literal that occurs in `text` (ASCII case folded),
     /// each at least once.
     pub(crate) fn present(&self, text: &str, f: &mut impl FnMut(usize)) {
@@ -108,7 +85,7 @@ pub(crate) struct ProgramFilter {
 
 impl ProgramFilter {
     /// Admit rule `rule` for these program names (`name*` = prefix).
-    fn add(&mut self, names: Vec<String>, rule: u32) {
+    fn add(&mut self, names: &[String], rule: u32) {
         for name in names {
             let list = match name.strip_suffix('*') {
                 Some(p) => match self.prefixes.iter().position(|(q, _)| q == p) {
@@ -118,7 +95,7 @@ impl ProgramFilter {
                         &mut self.prefixes.last_mut().expect("just pushed").1
                     }
                 },
-                None => self.exact.entry(name).or_default(),
+                None => self.exact.entry(name.clone()).or_default(),
             };
             if list.last() != Some(&rule) {
                 list.push(rule);
@@ -272,22 +249,21 @@ impl HookIndex {
             match req {
                 Some(req) => {
                     for (field, lits) in &req.parts {
-                        let field = field.clone();
-                        let lits = lits.clone();
-                        if field == Field::ShellPrograms {
+                        if *field == Field::ShellPrograms {
                             programs.add(lits, i as u32);
                             continue;
                         }
                         if let Field::PathIn(inner) = field {
-                            let at = match under.iter().position(|(f, _)| *f == *inner) {
+                            let at = match under.iter().position(|(f, _)| f == &**inner) {
                                 Some(at) => at,
                                 None => {
-                                    under.push((*inner, HashMap::default()));
+                                    under.push(((**inner).clone(), HashMap::default()));
                                     under.len() - 1
                                 }
                             };
                             for dir in lits {
-                                let list: &mut Vec<u32> = under[at].1.entry(dir).or_default();
+                                let list: &mut Vec<u32> =
+                                    under[at].1.entry(dir.clone()).or_default();
                                 if list.last() != Some(&(i as u32)) {
                                     list.push(i as u32);
                                 }
@@ -300,7 +276,7 @@ impl HookIndex {
                         });
                         for lit in lits {
                             let id = *entry.1.entry(lit.clone()).or_insert_with(|| {
-                                entry.0.push(lit);
+                                entry.0.push(lit.clone());
                                 entry.2.push(Vec::new());
                                 entry.0.len() - 1
                             });
