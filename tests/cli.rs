@@ -984,3 +984,40 @@ fn hook_deadline_covers_a_stalled_stdin() {
         .contains("deadline of 300 ms"));
     drop(keep_open);
 }
+
+/// A damaged compiled-policy cache is never trusted: the hook rebuilds it, still blocks
+/// what the shipped packs block, and writes a snapshot that loads again.
+#[test]
+fn hook_rebuilds_a_damaged_snapshot_and_still_blocks() {
+    let cache = tempfile::tempdir().unwrap();
+    let hook = |command: &str| {
+        let mut c = warden();
+        c.args(["hook"]).env("WARDEN_CACHE_DIR", cache.path());
+        run(
+            &mut c,
+            &tool_payload("terminal", json!({ "command": command }), false),
+        )
+    };
+    assert_eq!(hook("git status").status.code(), Some(0));
+    let snaps: Vec<_> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "snapshot"))
+        .collect();
+    assert_eq!(snaps.len(), 1, "{snaps:?}");
+    for damage in [&b"garbage"[..], &b""[..]] {
+        // keep the header line, replace the body
+        let data = std::fs::read(&snaps[0]).unwrap();
+        let nl = data.iter().position(|&b| b == b'\n').unwrap();
+        let mut bad = data[..=nl].to_vec();
+        bad.extend_from_slice(damage);
+        std::fs::write(&snaps[0], &bad).unwrap();
+        let o = hook("rm -rf / --no-preserve-root");
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert_eq!(hook_json(&o)["action"], "block");
+        assert_ne!(std::fs::read(&snaps[0]).unwrap(), bad, "rebuilt");
+        let o = hook("git status");
+        assert_eq!(hook_json(&o), json!({}), "{}", stderr(&o));
+    }
+}
