@@ -903,7 +903,7 @@ fn report_version(r: &mut Report) {
             r.add(
                 "hermes_version",
                 Status::Info,
-                format!("Hermes {v} (from {src})"),
+                format!("Hermes {} ({}, from {src})", v.version, v.dist),
             );
         }
         (None, Some(src)) => {
@@ -941,7 +941,7 @@ pub fn directives(v: Option<&super::Version>) -> String {
     let dropped = caps.dropped();
     let _ = write!(
         s,
-        "from a shell hook it honours {}; it drops {}.",
+        "from a shell hook it honours {}; it DROPS {}.",
         honoured(&caps).join(", "),
         if dropped.is_empty() {
             "nothing".to_string()
@@ -988,7 +988,7 @@ mod tests {
         let v019 = super::super::Version::new("hermes-agent", "0.19.0");
         let s = directives(Some(&v019));
         assert!(
-            s.contains("drops approve, modify") && s.contains("fail OPEN"),
+            s.contains("DROPS approve, modify") && s.contains("fail OPEN"),
             "{s}"
         );
         assert_eq!(v019.spec().caps.dropped().len(), 6);
