@@ -1,22 +1,31 @@
 //! The checks of `warden doctor` for Hermes: is warden installed, consented,
 //! working and answering in the dialect of the installed Hermes version?
 //! The command line renders the [`Report`] (`src/cli/doctor.rs`).
+//!
+//! Split by concern: the setup checks here (config, entries, matcher and
+//! timeout, binary, policy, consent), `probe.rs` (a live run of the hook
+//! command), `facts.rs` (the installed version, `--host` against it, events
+//! and packs).
 
-use super::capabilities;
+mod facts;
+mod probe;
+
+pub use facts::directives;
+#[cfg(test)]
+use facts::host_arg;
+use facts::{check_host_flag, report_packs, report_version};
+use probe::probe;
+
 use super::config::{hermes_home, is_warden_command, warden_entries};
 use super::consent::{allowlist_entry, read_allowlist, ALLOWLIST};
 use super::shlex::shlex_split;
 use super::version::{self, is_executable, Detected};
-use super::HostSpec;
 use crate::date::iso_utc;
 use crate::paths::expand_home;
-use serde_json::{json, Value as Json};
+use serde_json::Value as Json;
 use serde_yaml_ng::Value as Yaml;
 use std::fmt::Write as _;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 const EVENT: &str = "pre_tool_call";
 
@@ -275,163 +284,6 @@ fn check_config(home: &Path, r: &mut Report) {
     }
 }
 
-/// The `--host` of a hook command line.
-fn host_arg(argv: &[String]) -> Option<String> {
-    let mut it = argv.iter().skip(2);
-    while let Some(a) = it.next() {
-        if a == "--host" {
-            return it.next().cloned();
-        }
-        if let Some(v) = a.strip_prefix("--host=") {
-            return Some(v.to_string());
-        }
-    }
-    None
-}
-
-/// The hook's `--host` against the installed Hermes: a flag claiming more than the
-/// installed version honours turns approvals or rewrites into silent allows.
-fn check_host_flag(argv: &[String], r: &mut Report) {
-    let fix =
-        "fix: re-run `warden install hermes` (it detects the installed version and writes --host)";
-    let flag = host_arg(argv).or_else(|| std::env::var("WARDEN_HOST").ok());
-    let spec = match flag.as_deref().map(HostSpec::parse) {
-        None => {
-            r.add(
-                "host_flag",
-                Status::Warn,
-                "the hook command has no --host: warden answers in the safe dialect (approve and modify become blocks that say what a human must do)",
-            )
-            .detail
-            .push(fix.into());
-            return;
-        }
-        Some(Err(e)) => {
-            r.add(
-                "host_flag",
-                Status::Fail,
-                format!("the hook's --host is invalid: {e}"),
-            )
-            .detail
-            .push(fix.into());
-            return;
-        }
-        Some(Ok(s)) => s,
-    };
-    let installed = r.detected.version.clone();
-    let Some(installed) = installed else {
-        let st = if spec.caps.approve || spec.caps.modify {
-            Status::Warn
-        } else {
-            Status::Pass
-        };
-        r.add(
-            "host_flag",
-            st,
-            format!(
-                "--host {}: the installed Hermes version could not be read, so warden cannot confirm it{}",
-                spec.name(),
-                if st == Status::Warn {
-                    "; if the installed Hermes drops approve or modify, those calls would run unchecked"
-                } else {
-                    ""
-                }
-            ),
-        )
-        .detail
-        .push("pass --hermes-python (or set HERMES_PYTHON) to the Hermes venv's python".into());
-        return;
-    };
-    let want = installed.spec();
-    if spec.version.as_ref() == Some(&installed) {
-        r.add(
-            "host_flag",
-            Status::Pass,
-            format!("--host {} matches the installed Hermes", spec.name()),
-        );
-        return;
-    }
-    let claims_more = (spec.caps.approve && !want.caps.approve)
-        || (spec.caps.modify && !want.caps.modify)
-        || (spec.caps.llm_block && !want.caps.llm_block);
-    let c = if claims_more {
-        r.add(
-            "host_flag",
-            Status::Fail,
-            format!(
-                "--host {} claims directives the installed {} drops: its approvals or rewrites would be ignored and the call would RUN",
-                spec.name(),
-                installed
-            ),
-        )
-    } else {
-        r.add(
-            "host_flag",
-            Status::Warn,
-            format!(
-                "--host {} does not match the installed {} (safe, but approve/modify may be blocks where the host could honour them)",
-                spec.name(),
-                installed
-            ),
-        )
-    };
-    c.detail.push(fix.into());
-}
-
-/// Which events warden covers and which packs are live on each.
-fn report_packs(p: &crate::Policy, events: &[&str], r: &mut Report) {
-    use std::collections::BTreeMap;
-    let mut packs: BTreeMap<String, Vec<&'static str>> = BTreeMap::new();
-    for rule in &p.checked.rules {
-        let name = rule.pack.clone().unwrap_or_else(|| {
-            rule.origin
-                .file
-                .path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        });
-        let e = packs.entry(name).or_default();
-        for h in &rule.hooks {
-            if !e.contains(&h.name()) {
-                e.push(h.name());
-            }
-        }
-    }
-    r.add(
-        "events",
-        Status::Info,
-        format!("warden runs on: {}", events.join(", ")),
-    );
-    for (pack, hooks) in packs {
-        let live: Vec<&str> = hooks
-            .iter()
-            .copied()
-            .filter(|h| events.contains(h))
-            .collect();
-        let idle: Vec<&str> = hooks
-            .iter()
-            .copied()
-            .filter(|h| !events.contains(h))
-            .collect();
-        let mut msg = format!("pack {pack}: ");
-        if live.is_empty() {
-            msg.push_str("not live");
-        } else {
-            let _ = write!(msg, "live on {}", live.join(", "));
-        }
-        if !idle.is_empty() {
-            let how = if idle.iter().all(|h| h.starts_with("transform_")) {
-                " (transforms need the Python plugin)"
-            } else {
-                ""
-            };
-            let _ = write!(msg, "; not on {}{how}", idle.join(", "));
-        }
-        r.add("packs", Status::Info, msg);
-    }
-}
-
 /// `os.path.expanduser` on the whole command: only a leading `~` counts.
 fn expand_leading_tilde(cmd: &str) -> String {
     let home = std::env::var("HOME").unwrap_or_default();
@@ -671,149 +523,6 @@ fn check_policy(argv: &[String], r: &mut Report) -> Option<crate::Policy> {
     }
 }
 
-/// Run the configured command once, as Hermes would, on a harmless call.
-fn probe(argv: &[String], timeout_s: u64, r: &mut Report) {
-    let payload = json!({
-        "hook_event_name": EVENT,
-        "tool_name": "terminal",
-        "tool_input": {"command": "echo warden-doctor-probe"},
-        "session_id": "warden-doctor",
-        "cwd": std::env::current_dir().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default(),
-        "extra": {"task_id": "warden-doctor", "tool_call_id": "warden-doctor", "turn_id": "",
-                  "api_request_id": "", "middleware_trace": [], "telemetry_schema_version": "hermes.observer.v1"},
-    });
-    let limit = Duration::from_secs(timeout_s.clamp(1, 30));
-    let out = match run_with_timeout(
-        Command::new(&argv[0]).args(&argv[1..]),
-        Some(payload.to_string().as_bytes()),
-        limit,
-    ) {
-        Ok(o) => o,
-        Err(e) => {
-            r.add(
-                "probe",
-                Status::Fail,
-                format!("the hook command did not run: {e}"),
-            );
-            return;
-        }
-    };
-    let Some((code, stdout, stderr, took)) = out else {
-        r.add(
-            "probe",
-            Status::Fail,
-            format!("the hook command did not answer within {} s (Hermes would kill it and ALLOW the call)", limit.as_secs()),
-        );
-        return;
-    };
-    let text = stdout.trim();
-    let parsed: Option<Json> = serde_json::from_str(text).ok().filter(Json::is_object);
-    match parsed {
-        Some(v)
-            if v.get("action").and_then(Json::as_str) == Some("block")
-                || v.get("decision").and_then(Json::as_str) == Some("block") =>
-        {
-            let msg = v
-                .get("message")
-                .or_else(|| v.get("reason"))
-                .and_then(Json::as_str)
-                .unwrap_or("");
-            r.add(
-                "probe",
-                Status::Fail,
-                format!("the hook blocks a harmless `echo`: {msg}"),
-            );
-        }
-        Some(_) => {
-            r.add(
-                "probe",
-                Status::Pass,
-                format!(
-                    "the hook answers a harmless probe with one JSON object ({} ms, exit {code})",
-                    took.as_millis()
-                ),
-            );
-        }
-        None => {
-            let c = r.add(
-                "probe",
-                Status::Fail,
-                "the hook's stdout is not exactly one JSON object: Hermes would ignore it and ALLOW every call",
-            );
-            c.detail.push(format!("stdout: {:?}", truncate(text, 300)));
-            if !stderr.trim().is_empty() {
-                c.detail
-                    .push(format!("stderr: {:?}", truncate(stderr.trim(), 300)));
-            }
-        }
-    }
-}
-
-fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(n).collect::<String>())
-    }
-}
-
-type RunOutput = Option<(i32, String, String, Duration)>;
-
-/// Spawn, feed stdin, wait at most `limit` (then kill). `Ok(None)` on timeout.
-fn run_with_timeout(
-    cmd: &mut Command,
-    input: Option<&[u8]>,
-    limit: Duration,
-) -> std::io::Result<RunOutput> {
-    let start = Instant::now();
-    let mut child = cmd
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    if let (Some(data), Some(mut stdin)) = (input, child.stdin.take()) {
-        let data = data.to_vec();
-        std::thread::spawn(move || {
-            let _ = stdin.write_all(&data);
-        });
-    }
-    let mut so = child.stdout.take().expect("piped");
-    let mut se = child.stderr.take().expect("piped");
-    let t_out = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = so.read_to_end(&mut b);
-        b
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = se.read_to_end(&mut b);
-        b
-    });
-    loop {
-        if let Some(status) = child.try_wait()? {
-            let took = start.elapsed();
-            let out = t_out.join().unwrap_or_default();
-            let err = t_err.join().unwrap_or_default();
-            return Ok(Some((
-                status.code().unwrap_or(-1),
-                String::from_utf8_lossy(&out).into_owned(),
-                String::from_utf8_lossy(&err).into_owned(),
-                took,
-            )));
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Ok(None);
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 fn check_consent(home: &Path, cfg: &Yaml, event: &str, command: &str, r: &mut Report) {
     let path = home.join(ALLOWLIST);
     let data = match read_allowlist(&path) {
@@ -893,90 +602,6 @@ fn check_consent(home: &Path, cfg: &Yaml, event: &str, command: &str, r: &mut Re
         ));
     }
     c.detail.push("fix: warden install hermes --accept (same options as before), or run `hermes --accept-hooks` once, or set HERMES_ACCEPT_HOOKS=1".into());
-}
-
-/// The installed Hermes and, from the capabilities table, what it honours.
-fn report_version(r: &mut Report) {
-    let d = r.detected.clone();
-    match (&d.version, &d.source) {
-        (Some(v), Some(src)) => {
-            r.add(
-                "hermes_version",
-                Status::Info,
-                format!("Hermes {} ({}, from {src})", v.version, v.dist),
-            );
-        }
-        (None, Some(src)) => {
-            r.add(
-                "hermes_version",
-                Status::Warn,
-                format!("could not read the Hermes version with {src}"),
-            );
-        }
-        _ => {
-            r.add(
-                "hermes_version",
-                Status::Info,
-                "Hermes not found on PATH (pass --hermes-python or set HERMES_PYTHON to the venv's python)",
-            );
-        }
-    }
-    r.add("directives", Status::Info, directives(d.version.as_ref()));
-}
-
-/// What the installed version honours, in a sentence.
-pub fn directives(v: Option<&super::Version>) -> String {
-    let Some(v) = v else {
-        return "Hermes version unknown: warden cannot say what it drops, so the hook answers in the safe \
-                dialect unless its --host names a version: approve and modify become blocks that say what \
-                a human must do."
-            .into();
-    };
-    let row = capabilities::row(&v.dist, &v.version);
-    let caps = v.spec().caps;
-    let mut s = match row {
-        Some(row) => format!("{v} (proven on {}): ", row.proven),
-        None => format!("{v} is not in warden's table: it gets the safe dialect. "),
-    };
-    let dropped = caps.dropped();
-    let _ = write!(
-        s,
-        "from a shell hook it honours {}; it DROPS {}.",
-        honoured(&caps).join(", "),
-        if dropped.is_empty() {
-            "nothing".to_string()
-        } else {
-            dropped.join(", ")
-        }
-    );
-    if !caps.llm_block {
-        s.push_str(
-            " A pre_llm_call block reaches the model as a notice (the message itself is still sent: \
-             rotate any credential in it; the Python plugin withholds it).",
-        );
-    }
-    if !caps.fail_closed {
-        s.push_str(" Errors, timeouts and crashes of the hook fail OPEN in this version.");
-    }
-    s
-}
-
-fn honoured(c: &super::super::Capabilities) -> Vec<&'static str> {
-    let mut out = Vec::new();
-    for (yes, name) in [
-        (c.block, "block"),
-        (c.approve, "approve"),
-        (c.modify, "modify (only changed keys sent)"),
-        (c.exit2_blocks, "exit code 2"),
-        (c.llm_block, "pre_llm_call block"),
-        (c.transforms, "transforms"),
-        (c.fail_closed, "fail_closed"),
-    ] {
-        if yes {
-            out.push(name);
-        }
-    }
-    out
 }
 
 #[cfg(test)]
