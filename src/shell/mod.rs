@@ -32,6 +32,8 @@
 //! `$PWD` expands to `.` (resolved against the tracked cwd); `$HOME`/`~` to
 //! `Options::home`, or to a literal `~` when unknown.
 
+mod expand;
+mod interp;
 mod parse;
 mod path;
 mod walk;
@@ -102,6 +104,11 @@ pub enum RedirOp {
     HereDocStrip,
     /// `<<<`
     HereString,
+    /// Not a redirection: a file the program writes through its arguments
+    /// (`tee F`, `cp A F`, `dd of=F`, `sed -i … F`, `find P -delete`, an
+    /// interpreter body's `open(F, "w")`), so `redirect to` rules see every
+    /// write channel.
+    Channel,
 }
 
 /// One redirection of a simple command.
@@ -130,6 +137,7 @@ impl Redirect {
                 | RedirOp::ReadWrite
                 | RedirOp::WriteAll
                 | RedirOp::AppendAll
+                | RedirOp::Channel
         )
     }
 }

@@ -542,9 +542,11 @@ fn unknown_home_keeps_tilde() {
 // ---------- dynamic ----------
 #[test]
 fn dynamic_things() {
+    // a substitution with a static output is folded: the program is known (issue 14)
     let x = a("$(echo rm) -rf /");
-    let c = x.commands.iter().find(|c| c.dynamic_program).unwrap();
-    assert_eq!(c.program, "rm");
+    let c = x.commands.iter().find(|c| c.program == "rm").unwrap();
+    assert!(!c.dynamic_program && c.args[1].path.as_deref() == Some("/"));
+    let x = a("$(cat f) -rf /");
     assert!(x.dynamic && x.has_unknown());
     let x = a("$CMD args");
     assert!(x.commands[0].dynamic_program && x.dynamic);
@@ -563,8 +565,12 @@ fn dynamic_things() {
 }
 #[test]
 fn folding_substitution_args() {
+    // folded substitutions are static (issue 15.10: `rm -rf "$(echo /)"`)
     let c = cmd("rm -rf $(echo /)", "rm");
     assert_eq!(c.args[1].text, "/");
+    assert!(!c.args[1].dynamic);
+    assert_eq!(c.args[1].path.as_deref(), Some("/"));
+    let c = cmd("rm -rf \"$(cat list)\"", "rm");
     assert!(c.args[1].dynamic);
 }
 
@@ -678,7 +684,8 @@ fn control_flow_bodies() {
         progs("case $x in a|b) rm -rf /;; *) ls;; esac; pwd"),
         ["rm", "ls", "pwd"]
     );
-    assert_eq!(progs("f() { rm -rf /; }; f"), ["rm", "f"]);
+    // a function body is walked where it is called (issue 14)
+    assert_eq!(progs("f() { rm -rf /; }; f"), ["f", "rm"]);
     assert_eq!(progs("function g { shred x; }"), ["shred"]);
     assert_eq!(progs("[[ -f x && $(id -u) == 0 ]] && rm x"), ["id", "rm"]);
     assert_eq!(progs("! grep -q x f || echo y"), ["grep", "echo"]);
