@@ -450,7 +450,20 @@ fn shell_requirement(field: &Field, st: &ShellTest) -> Option<Requirement> {
         ShellTest::Command { programs, .. } => programs,
         ShellTest::Pipe { from, .. } => from,
         ShellTest::RedirectUnder(_) | ShellTest::RedirectGlob(_) => {
-            return Some(Requirement::one(field.clone(), vec![">".into()]))
+            // a `>` in the text, or a program that writes files named in its
+            // arguments (see `shell::RedirOp::Channel`)
+            return Some(Requirement {
+                parts: vec![
+                    (field.clone(), vec![">".into()]),
+                    (
+                        Field::ShellPrograms,
+                        crate::shell::WRITE_CHANNEL_PROGRAMS
+                            .iter()
+                            .map(|p| p.to_string())
+                            .collect(),
+                    ),
+                ],
+            });
         }
         ShellTest::Unknown => return None,
     };

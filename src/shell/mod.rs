@@ -43,6 +43,16 @@ mod tests;
 
 pub use path::{is_under, normalize};
 
+/// Programs whose arguments can name a file they write (recorded as
+/// [`RedirOp::Channel`] redirections): the prefilter admits `redirect to`
+/// rules for these even when the text has no `>`. Interpreters are listed
+/// for the files their inline programs open for writing.
+pub const WRITE_CHANNEL_PROGRAMS: &[&str] = &[
+    "tee", "cp", "mv", "install", "ln", "rsync", "scp", "dd", "truncate", "shred", "sed",
+    "perl", "curl", "wget", "find", "python*", "pypy*", "ruby", "jruby", "node", "nodejs",
+    "bun", "deno", "php",
+];
+
 /// Longest input analysed; longer input is cut and marked truncated.
 pub const MAX_INPUT: usize = 64 * 1024;
 /// Hard ceiling for `Options::max_depth`.

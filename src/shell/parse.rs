@@ -97,6 +97,8 @@ pub(crate) enum SubKind {
 #[derive(Debug)]
 pub(crate) struct Sub {
     pub kind: SubKind,
+    /// Inside double quotes (its output is not word-split).
+    pub quoted: bool,
     /// Byte offset of [`SUB_MARKER`] in the word text (Cmd only).
     pub at: usize,
     pub list: List,
@@ -820,7 +822,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
                 b'\\' if self.peek_at(1) == Some(b'\n') => self.pos += 2,
                 b'$' => self.dollar(&mut w, true),
-                b'`' => self.backtick(&mut w),
+                b'`' => self.backtick(&mut w, true),
                 _ => {
                     w.buf.push(c);
                     self.pos += 1;
@@ -860,7 +862,12 @@ impl<'s, 'b> Parser<'s, 'b> {
                 self.error = true;
             }
             w.buf.extend_from_slice(b"/dev/fd/63");
-            w.subs.push(Sub { kind, at: 0, list });
+            w.subs.push(Sub {
+                kind,
+                quoted: false,
+                at: 0,
+                list,
+            });
             return Some(w.into_word(false, false));
         }
         self.word_into(&mut w, false);
@@ -917,7 +924,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
                 b'"' => self.dquote(w),
                 b'$' => self.dollar(w, false),
-                b'`' => self.backtick(w),
+                b'`' => self.backtick(w, false),
                 b'~' if self.pos == start && !brace => self.tilde(w),
                 b'{' if !brace => {
                     w.brace = true;
@@ -984,7 +991,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     }
                 },
                 b'$' => self.dollar(w, true),
-                b'`' => self.backtick(w),
+                b'`' => self.backtick(w, true),
                 _ => {
                     w.buf.push(c);
                     self.pos += 1;
@@ -1044,6 +1051,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 w.buf.extend_from_slice(SUB_MARKER.as_bytes());
                 w.subs.push(Sub {
                     kind: SubKind::Cmd,
+                    quoted: in_dq,
                     at,
                     list,
                 });
@@ -1255,7 +1263,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         }
     }
 
-    fn backtick(&mut self, w: &mut WB) {
+    fn backtick(&mut self, w: &mut WB, in_dq: bool) {
         self.pos += 1;
         let mut inner = Vec::new();
         let mut closed = false;
@@ -1298,6 +1306,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         w.buf.extend_from_slice(SUB_MARKER.as_bytes());
         w.subs.push(Sub {
             kind: SubKind::Cmd,
+            quoted: in_dq,
             at,
             list,
         });

@@ -874,3 +874,4 @@ fn bench() {
         eprintln!("{ns:>8.0} ns  {s}");
     }
 }
+

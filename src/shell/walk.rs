@@ -651,6 +651,7 @@ impl Walker<'_> {
         }
         for sub in subs {
             let mut c2 = ctx.clone();
+            let quoted = sub.quoted;
             let io = self.list(sub.list, &mut c2);
             match sub.kind {
                 SubKind::Cmd => {
@@ -666,7 +667,7 @@ impl Walker<'_> {
                     match f {
                         Some(f) => {
                             let f = f.trim_end_matches('\n').to_string();
-                            split |= f.contains([' ', '\t', '\n']);
+                            split |= !quoted && f.contains([' ', '\t', '\n']);
                             edits.push((sub.at, SUB_MARKER.len(), f));
                         }
                         None => still_dynamic = true,
@@ -1178,11 +1179,23 @@ impl Walker<'_> {
             });
         }
         if xargs {
-            args.push(Arg {
-                text: "…".to_string(),
-                path: None,
-                dynamic: true,
-            });
+            // a literal piped into xargs gives known arguments
+            match stdin.as_ref().filter(|s| !s.dynamic && !s.text.contains(SUB_MARKER)) {
+                Some(s) => {
+                    for w in s.text.split_whitespace().take(MAX_WORDS) {
+                        args.push(Arg {
+                            text: w.to_string(),
+                            path: arg_path(w, cwd.as_deref(), self.home),
+                            dynamic: false,
+                        });
+                    }
+                }
+                None => args.push(Arg {
+                    text: "…".to_string(),
+                    path: None,
+                    dynamic: true,
+                }),
+            }
         }
         if dynamic_program {
             self.out.dynamic = true;
