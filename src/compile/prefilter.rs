@@ -379,7 +379,14 @@ pub(crate) fn requirement(set: &MatcherSet, node: &Node) -> Option<Requirement> 
                 let abs: Option<Vec<String>> = targets
                     .iter()
                     .map(|t| match t {
-                        UnderPath::Abs(p) if p.starts_with('/') => Some(p.clone()),
+                        // a `*` component (`/home/*/.ssh`): index by the literal ancestor
+                        UnderPath::Abs(p) if p.starts_with('/') => Some(match p.find('*') {
+                            Some(k) => match p[..k].rfind('/') {
+                                Some(0) | None => "/".to_string(),
+                                Some(j) => p[..j].to_string(),
+                            },
+                            None => p.clone(),
+                        }),
                         _ => None,
                     })
                     .collect();

@@ -634,15 +634,10 @@ fn under_any(path: &str, targets: &[UnderPath], event: &Event, home: Option<&str
 
 /// `/x/*` counts as `/x`: deleting everything in a directory is deleting it.
 fn is_any(path: &str, targets: &[UnderPath], event: &Event, home: Option<&str>) -> bool {
-    let base = path
-        .strip_suffix("/*")
-        .map(|b| if b.is_empty() { "/" } else { b })
-        .unwrap_or(path);
     targets.iter().any(|t| match t {
-        UnderPath::Abs(dir) => base == dir,
-        UnderPath::Rel(rel) => {
-            crate::paths::normalize(rel, event.cwd.as_deref(), home).is_some_and(|dir| base == dir)
-        }
+        UnderPath::Abs(dir) => shell::is_same(path, dir),
+        UnderPath::Rel(rel) => crate::paths::normalize(rel, event.cwd.as_deref(), home)
+            .is_some_and(|dir| shell::is_same(path, &dir)),
     })
 }
 

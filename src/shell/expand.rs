@@ -173,16 +173,16 @@ fn has_glob(s: &str) -> bool {
 /// when there is no such glob, or nothing matches. `/*` is left alone (the
 /// packs read `x/*` as `x`).
 pub(crate) fn top_glob(text: &str, home: Option<&str>) -> Option<Vec<String>> {
-    let (prefix, rest, names) = if let Some(r) = text.strip_prefix('/') {
-        ("/".to_string(), r, TOP)
-    } else if let Some(r) = text.strip_prefix("~/") {
-        ("~/".to_string(), r, HOME_NAMES)
-    } else if let Some(r) = home
+    let (prefix, rest, names) = if let Some(r) = home
         .filter(|h| h.len() > 1)
         .and_then(|h| text.strip_prefix(h))
         .and_then(|r| r.strip_prefix('/'))
     {
         (format!("{}/", home.unwrap_or_default()), r, HOME_NAMES)
+    } else if let Some(r) = text.strip_prefix("~/") {
+        ("~/".to_string(), r, HOME_NAMES)
+    } else if let Some(r) = text.strip_prefix('/') {
+        ("/".to_string(), r, TOP)
     } else {
         return None;
     };

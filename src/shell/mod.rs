@@ -41,7 +41,7 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
-pub use path::{is_under, normalize};
+pub use path::{is_same, is_under, normalize};
 
 /// Programs whose arguments can name a file they write (recorded as
 /// [`RedirOp::Channel`] redirections): the prefilter admits `redirect to`

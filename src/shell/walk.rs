@@ -42,6 +42,7 @@ pub(crate) fn run(command: &str, opts: &Options) -> Analysis {
     };
     w.script(src, &mut ctx);
     w.uncalled_functions(&ctx);
+    w.root_shells();
     if w.out.truncated {
         w.out.dynamic = true;
     }
@@ -286,6 +287,29 @@ fn basename(t: &str) -> &str {
         Some(p) if p + 1 < t.len() => &t[p + 1..],
         _ => t,
     }
+}
+
+/// `c` starts an interactive shell: `su [-] [user]` without `-c`, or a
+/// shell with no script and no `-c`.
+fn interactive_shell(c: &SimpleCommand) -> bool {
+    let name = c.program.as_str();
+    let rest = &c.args[..];
+    if c.dynamic_program || rest.iter().any(|a| a.dynamic) {
+        return false;
+    }
+    if name == "su" {
+        return !rest.iter().any(|a| {
+            a.text == "-c"
+                || a.text.starts_with("--command")
+                || a.text.starts_with("--session-command")
+                || (a.text.starts_with('-') && !a.text.starts_with("--") && a.text.ends_with('c'))
+        });
+    }
+    SHELLS.contains(&name)
+        && rest.iter().all(|a| {
+            a.text.starts_with('-') && !a.text.starts_with("--") && !a.text[1..].contains('c')
+                || a.text.starts_with("--") && a.text != "--rcfile"
+        })
 }
 
 fn is_assign(t: &str) -> bool {
@@ -594,6 +618,52 @@ impl Walker<'_> {
                 }
                 Io::default()
             }
+        }
+    }
+
+    /// A privilege wrapper starting an interactive root shell (`sudo su`,
+    /// `sudo -s`, `sudo bash`, `pkexec /bin/sh`) with nothing fed to it: the
+    /// act is the wrapper, so it is recorded as a command of its own
+    /// (`sudo bash`, program `sudo`) beside the shell.
+    fn root_shells(&mut self) {
+        let n = self.out.commands.len();
+        for i in 0..n {
+            let c = &self.out.commands[i];
+            let Some(w) = c
+                .via
+                .iter()
+                .rev()
+                .find(|v| matches!(v.as_str(), "sudo" | "doas" | "run0" | "pkexec"))
+            else {
+                continue;
+            };
+            let fed = self.out.feeds.iter().any(|&(_, b)| b == i)
+                || c.redirects.iter().any(|r| {
+                    matches!(
+                        r.op,
+                        RedirOp::Read | RedirOp::HereDoc | RedirOp::HereDocStrip | RedirOp::HereString
+                    )
+                });
+            if fed || !interactive_shell(c) || self.out.commands.len() >= MAX_COMMANDS {
+                continue;
+            }
+            let mut args = vec![Arg {
+                text: c.program.clone(),
+                path: None,
+                dynamic: false,
+            }];
+            args.extend(c.args.iter().cloned());
+            let sc = SimpleCommand {
+                program: w.clone(),
+                args,
+                redirects: Vec::new(),
+                dynamic_program: false,
+                nested_dynamic: false,
+                depth: c.depth,
+                cwd: c.cwd.clone(),
+                via: Vec::new(),
+            };
+            self.out.commands.push(sc);
         }
     }
 
@@ -1453,11 +1523,26 @@ impl Walker<'_> {
                             .iter()
                             .take_while(|a| !(a.text.starts_with(['-', '(', '!']) && !a.dynamic))
                             .next();
+                        // unfiltered: everything under it, the start included (`x/*` is
+                        // read as `x`); filtered (`-name`, `-type` …): something below it
+                        let filtered = args.iter().any(|a| {
+                            a.text.starts_with('-')
+                                && !matches!(
+                                    a.text.as_str(),
+                                    "-exec" | "-execdir" | "-ok" | "-okdir" | "-depth" | "-xdev"
+                                        | "-mount" | "-L" | "-P" | "-H" | "-maxdepth" | "-mindepth"
+                                        | "-delete" | "-print" | "-print0"
+                                )
+                        });
+                        let tail = if filtered { "{}" } else { "*" };
                         let (under, under_dyn) = match start {
-                            Some(a) => (format!("{}/*", a.text.trim_end_matches('/')), a.dynamic),
-                            None => ("./*".to_string(), false),
+                            Some(a) => (
+                                format!("{}/{tail}", a.text.trim_end_matches('/')),
+                                a.dynamic,
+                            ),
+                            None => (format!("./{tail}"), false),
                         };
-                        let under = if under == "/*" { under } else { under.replace("//", "/") };
+                        let under = if under.len() <= 3 { under } else { under.replace("//", "/") };
                         while k < args.len() {
                             if matches!(
                                 args[k].text.as_str(),
