@@ -39,6 +39,7 @@ pub(crate) fn run(command: &str, opts: &Options) -> Analysis {
         via: Vec::new(),
         vars: Vec::new(),
         pos: None,
+        remote: false,
     };
     w.script(src, &mut ctx);
     w.uncalled_functions(&ctx);
@@ -71,6 +72,9 @@ struct Ctx {
     vars: Vec<(String, Option<String>)>,
     /// Positional parameters when known (`set -- …`, a function call's arguments).
     pos: Option<Vec<String>>,
+    /// On another machine (`ssh host CMD`): relative redirection targets
+    /// name the remote's files, not this machine's.
+    remote: bool,
 }
 
 /// Most variables tracked per context.
@@ -849,6 +853,7 @@ impl Walker<'_> {
                 RedirOp::HereDoc | RedirOp::HereDocStrip | RedirOp::HereString => None,
                 RedirOp::DupOut | RedirOp::DupIn => None,
                 _ if target.dynamic && !procsub => None,
+                _ if ctx.remote && !target.text.starts_with(['/', '~']) => None,
                 _ => normalize(&target.text, ctx.cwd.as_deref(), self.home),
             };
             match r.op {
@@ -1653,6 +1658,7 @@ impl Walker<'_> {
                     via: self.out.commands[idx].via.clone(),
                     vars: ctx.vars.clone(),
                     pos: ctx.pos.clone(),
+                    remote: ctx.remote || label != "find -exec",
                 };
                 for seg in segs {
                     let remote = label != "find -exec";
@@ -2019,6 +2025,7 @@ impl Walker<'_> {
             via: self.out.commands[idx].via.clone(),
             vars: Vec::new(),
             pos: None,
+            remote: ctx.remote,
         };
         let mut fetchers: Vec<usize> = Vec::new();
         for f in found {
@@ -2136,6 +2143,7 @@ impl Walker<'_> {
             via,
             vars: ctx.vars.clone(),
             pos: None,
+            remote: ctx.remote || remote,
         };
         let io = self.script(text, &mut c2);
         for hd in io.heads.iter() {
