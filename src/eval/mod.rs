@@ -231,15 +231,23 @@ impl<'a> Run<'a> {
     pub(crate) fn shell(&self) -> Option<&shell::Analysis> {
         self.shell
             .get_or_init(|| {
-                let text = match self.event.hook {
-                    Hook::TransformTerminalOutput => self.event.command.as_deref(),
-                    _ => self.event.args.get("command").and_then(Value::as_str),
-                }?;
                 let opts = shell::Options {
                     cwd: self.event.cwd.as_deref(),
                     home: self.set.home.as_deref(),
                     ..Default::default()
                 };
+                // Hermes's execute_code runs `args.code` as Python
+                if self.event.hook == Hook::PreToolCall
+                    && self.event.tool.as_deref() == Some("execute_code")
+                {
+                    if let Some(code) = self.event.args.get("code").and_then(Value::as_str) {
+                        return Some(shell::analyze_python(code, &opts));
+                    }
+                }
+                let text = match self.event.hook {
+                    Hook::TransformTerminalOutput => self.event.command.as_deref(),
+                    _ => self.event.args.get("command").and_then(Value::as_str),
+                }?;
                 Some(shell::analyze(text, &opts))
             })
             .as_ref()

@@ -213,6 +213,14 @@ pub fn analyze(command: &str, opts: &Options) -> Analysis {
     walk::run(command, opts)
 }
 
+/// Analyse a Python program (the `code` argument of Hermes's `execute_code`
+/// tool) as if run by `python3 -c`: the commands it would run through
+/// `os.system`/`subprocess`, the trees it deletes, the files it writes, the
+/// URLs it fetches. Never panics; bounded like [`analyze`].
+pub fn analyze_python(code: &str, opts: &Options) -> Analysis {
+    walk::run_python(code, opts)
+}
+
 /// Does `program` match `pattern`? Exact, or prefix when the pattern ends with `*`
 /// (`python*` matches `python3.12`).
 pub fn program_matches(pattern: &str, program: &str) -> bool {

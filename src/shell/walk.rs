@@ -11,6 +11,66 @@ use super::{
     MAX_INPUT, MAX_PARSE_BYTES, MAX_WORDS,
 };
 
+/// Analyse a Python program (Hermes's `execute_code`) as `python3 -c CODE`.
+pub(crate) fn run_python(code: &str, opts: &Options) -> Analysis {
+    let mut w = Walker {
+        out: Analysis::default(),
+        funcs: Vec::new(),
+        aliases: Vec::new(),
+        active: Vec::new(),
+        home: opts.home,
+        max_depth: opts.max_depth.min(MAX_DEPTH),
+        budget: Budget {
+            words: MAX_WORDS,
+            bytes: MAX_PARSE_BYTES,
+        },
+    };
+    let mut code = code;
+    if code.len() > MAX_INPUT {
+        let mut cut = MAX_INPUT;
+        while !code.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        code = &code[..cut];
+        w.out.truncated = true;
+    }
+    let cwd = opts.cwd.and_then(|c| normalize(c, None, opts.home));
+    let ctx = Ctx {
+        depth: 0,
+        cwd: cwd.clone(),
+        via: Vec::new(),
+        vars: Vec::new(),
+        pos: None,
+        remote: false,
+    };
+    w.out.commands.push(SimpleCommand {
+        program: "python3".into(),
+        args: vec![
+            Arg {
+                text: "-c".into(),
+                path: None,
+                dynamic: false,
+            },
+            Arg {
+                text: code.to_string(),
+                path: None,
+                dynamic: false,
+            },
+        ],
+        redirects: Vec::new(),
+        dynamic_program: false,
+        nested_dynamic: false,
+        depth: 0,
+        cwd,
+        via: vec!["execute_code".into()],
+    });
+    w.interpreter(0, Lang::Python, &ctx, None);
+    if w.out.truncated {
+        w.out.dynamic = true;
+    }
+    w.out
+}
+
 pub(crate) fn run(command: &str, opts: &Options) -> Analysis {
     let mut w = Walker {
         out: Analysis::default(),
