@@ -163,3 +163,174 @@ fn run_corpus(name: &str) {
     assert!(recall >= 95.0, "recall {recall:.1}% < 95%");
     assert!(far <= 2.0, "false-alarm rate {far:.1}% > 2%");
 }
+
+/// Same act, same verdict, same reason: every dangerous pack test whose
+/// command is one simple command is respelled in equivalent ways — absolute
+/// program path, a transparent wrapper (`env`, `command`, `nohup`, `time`),
+/// a quoted program name, quoted plain arguments, bundled short flags split
+/// and moved after the operands (GNU tools) — and the decision and the
+/// deciding rule must not change.
+#[test]
+fn equivalent_spellings_keep_decision_and_rule() {
+    let dir = format!("{}/policies", env!("CARGO_MANIFEST_DIR"));
+    let policy = Policy::builtin().expect("shipped packs load");
+    let set = policy
+        .compile_with(&CompileOptions {
+            home: Some("/home/u".into()),
+            lazy: false,
+        })
+        .expect("shipped packs compile");
+    let decide = |cmd: &str, cwd: &str| -> Option<(&'static str, String)> {
+        let mut ev = Event::tool_call("terminal", serde_json::json!({ "command": cmd }));
+        ev.cwd = Some(cwd.into());
+        match set.evaluate(&ev).decision {
+            Decision::Block { rule, .. } => Some(("block", rule)),
+            Decision::Approve { rule, .. } => Some(("approve", rule)),
+            _ => None,
+        }
+    };
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("policies")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".test.yaml"))
+        .collect();
+    files.sort();
+    for f in files {
+        let y: serde_yaml_ng::Value =
+            serde_yaml_ng::from_str(&std::fs::read_to_string(&f).expect("read")).expect("yaml");
+        let Some(tests) = y.get("tests").and_then(|t| t.as_sequence()) else {
+            continue;
+        };
+        for t in tests {
+            if t.get("tool").and_then(|v| v.as_str()) != Some("terminal") {
+                continue;
+            }
+            let Some(cmd) = t
+                .get("args")
+                .and_then(|a| a.get("command"))
+                .and_then(|c| c.as_str())
+            else {
+                continue;
+            };
+            let cwd = t
+                .get("cwd")
+                .and_then(|c| c.as_str())
+                .unwrap_or("/home/u/project");
+            let Some(orig) = decide(cmd, cwd) else {
+                continue;
+            };
+            for v in respellings(cmd) {
+                checked += 1;
+                let got = decide(&v, cwd);
+                if got.as_ref() != Some(&orig) {
+                    failures.push(format!("  {cmd:?} -> {orig:?}\n  {v:?} -> {got:?}"));
+                }
+            }
+        }
+    }
+    println!("{checked} respellings checked");
+    assert!(checked > 100, "too few respellings generated ({checked})");
+    assert!(
+        failures.is_empty(),
+        "{} respellings changed the verdict:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Shell builtins: no absolute path, and `env`/`nohup` would change what runs.
+const BUILTINS: &[&str] = &[
+    "cd", "history", "export", "set", "unset", "alias", "declare", "typeset", "readonly",
+    "local", "eval", "source", ".", "exec", "command", "builtin", "trap", "ulimit", "umask",
+    "read", "shopt", "kill", "coproc", "time",
+];
+
+/// Equivalent spellings of a single simple command made of plain words.
+fn respellings(cmd: &str) -> Vec<String> {
+    let plain = |w: &str| {
+        !w.is_empty()
+            && w.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@,+%".contains(&b))
+    };
+    let words: Vec<&str> = cmd.split(' ').collect();
+    // only one simple command of plain words (no quoting, expansion, operators)
+    if words.len() < 2 || !words.iter().all(|w| plain(w)) || words[0].contains(['=', '/']) {
+        return Vec::new();
+    }
+    let prog = words[0];
+    let rest = &words[1..];
+    let join = |p: &str, r: &[&str]| {
+        let mut s = p.to_string();
+        for w in r {
+            s.push(' ');
+            s.push_str(w);
+        }
+        s
+    };
+    let mut out = Vec::new();
+    let builtin = BUILTINS.contains(&prog);
+    let wrapper = matches!(prog, "sudo" | "doas" | "env" | "nohup" | "nice" | "timeout" | "xargs");
+    if !builtin {
+        out.push(join(&format!("/usr/bin/{prog}"), rest));
+        if !wrapper {
+            out.push(format!("env {}", join(prog, rest)));
+            out.push(format!("command {}", join(prog, rest)));
+            out.push(format!("nohup {}", join(prog, rest)));
+        }
+    }
+    out.push(join(&format!("'{prog}'"), rest));
+    out.push(join(&format!("\"{prog}\""), rest));
+    if prog.len() > 1 {
+        out.push(join(&format!("{}''{}", &prog[..1], &prog[1..]), rest));
+    }
+    let quoted: Vec<String> = rest
+        .iter()
+        .map(|w| {
+            if w.starts_with('-') || w.contains('~') {
+                w.to_string()
+            } else {
+                format!("'{w}'")
+            }
+        })
+        .collect();
+    let q: Vec<&str> = quoted.iter().map(String::as_str).collect();
+    out.push(join(prog, &q));
+    // GNU tools: bundled short flags split, and options after the operands
+    if matches!(prog, "rm" | "chmod" | "chown" | "chgrp" | "shred" | "cp" | "mv") {
+        let (opts, ops): (Vec<&str>, Vec<&str>) = rest
+            .iter()
+            .partition(|w| w.starts_with('-') && w.len() > 1 && **w != "--");
+        if !opts.is_empty() && !rest.contains(&"--") && !ops.is_empty() {
+            let split: Vec<String> = opts
+                .iter()
+                .flat_map(|o| {
+                    if o.starts_with("--") {
+                        vec![o.to_string()]
+                    } else {
+                        o[1..].chars().map(|c| format!("-{c}")).collect()
+                    }
+                })
+                .collect();
+            let mut r: Vec<&str> = ops.clone();
+            r.extend(split.iter().map(String::as_str));
+            out.push(join(prog, &r));
+            if prog == "rm" {
+                let long: Vec<String> = split
+                    .iter()
+                    .map(|o| match o.as_str() {
+                        "-r" | "-R" => "--recursive".to_string(),
+                        "-f" => "--force".to_string(),
+                        o => o.to_string(),
+                    })
+                    .collect();
+                let mut r: Vec<&str> = long.iter().map(String::as_str).collect();
+                r.extend(ops.iter().copied());
+                out.push(join(prog, &r));
+            }
+        }
+    }
+    out
+}

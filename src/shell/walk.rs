@@ -336,14 +336,18 @@ fn skip_opts<T: Tx>(v: &[T], mut i: usize, short_arg: &[u8], long_arg: &[&str]) 
     i
 }
 
+/// Is one of the short options `letters` among the options right after
+/// `from` (up to the first operand)? `command docker run -v …` is not `command -v`.
 fn has_opt<T: Tx>(v: &[T], from: usize, letters: &[u8]) -> bool {
-    v[from.min(v.len())..].iter().any(|a| {
-        let t = a.tx().0;
-        t.len() > 1
-            && t.starts_with('-')
-            && !t.starts_with("--")
-            && t.bytes().skip(1).any(|b| letters.contains(&b))
-    })
+    v[from.min(v.len())..]
+        .iter()
+        .take_while(|a| a.tx().0.starts_with('-') && a.tx().0 != "--")
+        .any(|a| {
+            let t = a.tx().0;
+            t.len() > 1
+                && !t.starts_with("--")
+                && t.bytes().skip(1).any(|b| letters.contains(&b))
+        })
 }
 
 fn basename(t: &str) -> &str {
