@@ -243,9 +243,9 @@ fn equivalent_spellings_keep_decision_and_rule() {
 
 /// Shell builtins: no absolute path, and `env`/`nohup` would change what runs.
 const BUILTINS: &[&str] = &[
-    "cd", "history", "export", "set", "unset", "alias", "declare", "typeset", "readonly",
-    "local", "eval", "source", ".", "exec", "command", "builtin", "trap", "ulimit", "umask",
-    "read", "shopt", "kill", "coproc", "time",
+    "cd", "history", "export", "set", "unset", "alias", "declare", "typeset", "readonly", "local",
+    "eval", "source", ".", "exec", "command", "builtin", "trap", "ulimit", "umask", "read",
+    "shopt", "kill", "coproc", "time",
 ];
 
 /// Equivalent spellings of a single simple command made of plain words.
@@ -272,7 +272,10 @@ fn respellings(cmd: &str) -> Vec<String> {
     };
     let mut out = Vec::new();
     let builtin = BUILTINS.contains(&prog);
-    let wrapper = matches!(prog, "sudo" | "doas" | "env" | "nohup" | "nice" | "timeout" | "xargs");
+    let wrapper = matches!(
+        prog,
+        "sudo" | "doas" | "env" | "nohup" | "nice" | "timeout" | "xargs"
+    );
     if !builtin {
         out.push(join(&format!("/usr/bin/{prog}"), rest));
         if !wrapper {
@@ -299,7 +302,10 @@ fn respellings(cmd: &str) -> Vec<String> {
     let q: Vec<&str> = quoted.iter().map(String::as_str).collect();
     out.push(join(prog, &q));
     // GNU tools: bundled short flags split, and options after the operands
-    if matches!(prog, "rm" | "chmod" | "chown" | "chgrp" | "shred" | "cp" | "mv") {
+    if matches!(
+        prog,
+        "rm" | "chmod" | "chown" | "chgrp" | "shred" | "cp" | "mv"
+    ) {
         let (opts, ops): (Vec<&str>, Vec<&str>) = rest
             .iter()
             .partition(|w| w.starts_with('-') && w.len() > 1 && **w != "--");

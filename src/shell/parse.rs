@@ -44,7 +44,10 @@ pub(crate) enum Node {
     Words(Vec<Word>),
     /// A function definition `name() body`: `src` is the body's source text
     /// (walked when the function is called, with its arguments bound).
-    Func { name: String, src: String },
+    Func {
+        name: String,
+        src: String,
+    },
 }
 
 /// A parameter expansion whose value the walker may know (`$x`, `${x}`,

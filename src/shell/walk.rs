@@ -344,9 +344,7 @@ fn has_opt<T: Tx>(v: &[T], from: usize, letters: &[u8]) -> bool {
         .take_while(|a| a.tx().0.starts_with('-') && a.tx().0 != "--")
         .any(|a| {
             let t = a.tx().0;
-            t.len() > 1
-                && !t.starts_with("--")
-                && t.bytes().skip(1).any(|b| letters.contains(&b))
+            t.len() > 1 && !t.starts_with("--") && t.bytes().skip(1).any(|b| letters.contains(&b))
         })
 }
 
@@ -570,13 +568,17 @@ impl Walker<'_> {
                 if c.subcommand() == Some("base64")
                     || (c.subcommand() == Some("enc") && c.has_flag(&["-d"])) =>
             {
-                if c.has_flag(&["-in"]) || !(c.has_flag(&["-a", "-base64"]) || c.subcommand() == Some("base64")) {
+                if c.has_flag(&["-in"])
+                    || !(c.has_flag(&["-a", "-base64"]) || c.subcommand() == Some("base64"))
+                {
                     return decoded(&|_| None);
                 }
                 decoded(&|t| expand::base64(t).map(lossy))
             }
             "xxd" if c.has_flag(&["-r", "--revert"]) => {
-                if c.has_flag(&["-p", "-ps", "-plain"]) && !texts.iter().any(|t| !t.starts_with('-')) {
+                if c.has_flag(&["-p", "-ps", "-plain"])
+                    && !texts.iter().any(|t| !t.starts_with('-'))
+                {
                     decoded(&|t| expand::hex(t).map(lossy))
                 } else {
                     decoded(&|_| None)
@@ -606,8 +608,8 @@ impl Walker<'_> {
             .args
             .iter()
             .skip_while(|a| {
-                let opt =
-                    c.program == "echo" && matches!(a.text.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en");
+                let opt = c.program == "echo"
+                    && matches!(a.text.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en");
                 escapes |= opt && a.text.contains('e');
                 opt
             })
@@ -615,7 +617,11 @@ impl Walker<'_> {
         let dynamic = args.iter().any(|a| a.dynamic);
         if c.program == "printf" {
             let v: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
-            let v = if v.first() == Some(&"--") { &v[1..] } else { &v[..] };
+            let v = if v.first() == Some(&"--") {
+                &v[1..]
+            } else {
+                &v[..]
+            };
             return Some(Stdin {
                 text: expand::printf(v),
                 dynamic,
@@ -709,7 +715,10 @@ impl Walker<'_> {
                 || c.redirects.iter().any(|r| {
                     matches!(
                         r.op,
-                        RedirOp::Read | RedirOp::HereDoc | RedirOp::HereDocStrip | RedirOp::HereString
+                        RedirOp::Read
+                            | RedirOp::HereDoc
+                            | RedirOp::HereDocStrip
+                            | RedirOp::HereString
                     )
                 });
             if fed || !interactive_shell(c) || self.out.commands.len() >= MAX_COMMANDS {
@@ -1018,7 +1027,10 @@ impl Walker<'_> {
     /// Word splitting of unquoted expansions, brace expansion, and globs over
     /// the well-known top-level and home entries (words from `first` on).
     fn expand_words(&mut self, argv: Vec<AW>, first: usize) -> Vec<AW> {
-        if !argv.iter().any(|a| a.split || a.brace || a.text.contains(['*', '?', '['])) {
+        if !argv
+            .iter()
+            .any(|a| a.split || a.brace || a.text.contains(['*', '?', '[']))
+        {
             return argv;
         }
         let mut out: Vec<AW> = Vec::with_capacity(argv.len());
@@ -1059,7 +1071,10 @@ impl Walker<'_> {
                     None => vec![w.text.clone()],
                 };
                 for t in list {
-                    match (!w.dynamic).then(|| expand::top_glob(&t, self.home)).flatten() {
+                    match (!w.dynamic)
+                        .then(|| expand::top_glob(&t, self.home))
+                        .flatten()
+                    {
                         Some(g) => out.extend(g.into_iter().map(|g| AW::lit(g, false))),
                         None => out.push(AW::lit(t, w.dynamic)),
                     }
@@ -1226,10 +1241,12 @@ impl Walker<'_> {
                     Some(j)
                 }
                 "flock" => {
-                    if has_opt(argv, a, b"c")
-                        || argv[a.min(argv.len())..]
-                            .iter()
-                            .any(|x| x.text.starts_with("--command"))
+                    // `flock [opts] FILE -c CMD`: -c may follow the lock file
+                    if argv[a.min(argv.len())..].iter().any(|x| {
+                        x.text.starts_with('-') && !x.text.starts_with("--") && x.text.contains('c')
+                    }) || argv[a.min(argv.len())..]
+                        .iter()
+                        .any(|x| x.text.starts_with("--command"))
                     {
                         None
                     } else {
@@ -1319,7 +1336,10 @@ impl Walker<'_> {
         }
         if xargs {
             // a literal piped into xargs gives known arguments
-            match stdin.as_ref().filter(|s| !s.dynamic && !s.text.contains(SUB_MARKER)) {
+            match stdin
+                .as_ref()
+                .filter(|s| !s.dynamic && !s.text.contains(SUB_MARKER))
+            {
                 Some(s) => {
                     for w in s.text.split_whitespace().take(MAX_WORDS) {
                         args.push(Arg {
@@ -1598,9 +1618,21 @@ impl Walker<'_> {
                             a.text.starts_with('-')
                                 && !matches!(
                                     a.text.as_str(),
-                                    "-exec" | "-execdir" | "-ok" | "-okdir" | "-depth" | "-xdev"
-                                        | "-mount" | "-L" | "-P" | "-H" | "-maxdepth" | "-mindepth"
-                                        | "-delete" | "-print" | "-print0"
+                                    "-exec"
+                                        | "-execdir"
+                                        | "-ok"
+                                        | "-okdir"
+                                        | "-depth"
+                                        | "-xdev"
+                                        | "-mount"
+                                        | "-L"
+                                        | "-P"
+                                        | "-H"
+                                        | "-maxdepth"
+                                        | "-mindepth"
+                                        | "-delete"
+                                        | "-print"
+                                        | "-print0"
                                 )
                         });
                         let tail = if filtered { "{}" } else { "*" };
@@ -1611,7 +1643,11 @@ impl Walker<'_> {
                             ),
                             None => (format!("./{tail}"), false),
                         };
-                        let under = if under.len() <= 3 { under } else { under.replace("//", "/") };
+                        let under = if under.len() <= 3 {
+                            under
+                        } else {
+                            under.replace("//", "/")
+                        };
                         while k < args.len() {
                             if matches!(
                                 args[k].text.as_str(),
@@ -1924,7 +1960,8 @@ impl Walker<'_> {
                                     | "sequence.editor"
                                     | "diff.external"
                                     | "core.gitproxy"
-                            ) || k.starts_with("credential.") && v.trim_start().starts_with('!')
+                            ) || k.starts_with("credential.")
+                                && v.trim_start().starts_with('!')
                             {
                                 vals.push((v.trim_start_matches('!').to_string(), dy));
                             }
@@ -1940,7 +1977,10 @@ impl Walker<'_> {
                             "core.sshcommand" | "core.fsmonitor" | "core.pager" | "core.editor"
                         ) || (k.starts_with("alias.") && p[2].text.starts_with('!'))
                         {
-                            vals.push((p[2].text.trim_start_matches('!').to_string(), p[2].dynamic));
+                            vals.push((
+                                p[2].text.trim_start_matches('!').to_string(),
+                                p[2].dynamic,
+                            ));
                         }
                     }
                 }
@@ -2066,7 +2106,11 @@ impl Walker<'_> {
             None => return,
         };
         let (code, dynamic) = body;
-        let label = format!("{} {}", c.program, if lang == Lang::Php { "-r" } else { "-c" });
+        let label = format!(
+            "{} {}",
+            c.program,
+            if lang == Lang::Php { "-r" } else { "-c" }
+        );
         if dynamic {
             self.out.commands[idx].nested_dynamic = true;
             self.out.dynamic = true;
@@ -2162,10 +2206,18 @@ impl Walker<'_> {
                     }
                 }
                 Found::RunFetched => {
-                    let seg = vec![AW::lit(
-                        if lang == Lang::Python { "python3" } else { "sh" }.into(),
-                        false,
-                    ), AW::lit("-".into(), false)];
+                    let seg = vec![
+                        AW::lit(
+                            if lang == Lang::Python {
+                                "python3"
+                            } else {
+                                "sh"
+                            }
+                            .into(),
+                            false,
+                        ),
+                        AW::lit("-".into(), false),
+                    ];
                     if let Some(n) = self.emit(seg, 0, Vec::new(), &mut c2, None, Some(&label)) {
                         for &f in &fetchers {
                             self.edge(f, n);
