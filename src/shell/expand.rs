@@ -75,7 +75,7 @@ pub(crate) fn braces(text: &str) -> Option<Vec<String>> {
                     _ => {}
                 }
             }
-            let Some(close) = close else { return None };
+            let close = close?;
             let (pre, body, post) = (&text[..i], &text[i + 1..close], &text[close + 1..]);
             let parts: Vec<String> = if !commas.is_empty() {
                 let mut v = Vec::new();

@@ -1151,7 +1151,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 w.buf.extend_from_slice(&self.s[self.pos..self.pos + 2]);
                 self.pos += 2;
             }
-            Some(c) if matches!(c, b'#' | b'?' | b'$' | b'!' | b'-') => {
+            Some(b'#' | b'?' | b'$' | b'!' | b'-') => {
                 w.buf.extend_from_slice(&self.s[self.pos..self.pos + 2]);
                 w.dynamic = true;
                 self.pos += 2;

@@ -831,7 +831,7 @@ impl Walker<'_> {
                 }
             }
         }
-        edits.sort_by(|a, b| b.0.cmp(&a.0));
+        edits.sort_by_key(|e| std::cmp::Reverse(e.0));
         for (at, len, val) in edits {
             let end = at + len;
             if end <= text.len() && text.is_char_boundary(at) && text.is_char_boundary(end) {
@@ -1610,7 +1610,7 @@ impl Walker<'_> {
                         // `{}` is something under the start path
                         let start = args
                             .iter()
-                            .take_while(|a| !(a.text.starts_with(['-', '(', '!']) && !a.dynamic))
+                            .take_while(|a| !a.text.starts_with(['-', '(', '!']) || a.dynamic)
                             .next();
                         // unfiltered: everything under it, the start included (`x/*` is
                         // read as `x`); filtered (`-name`, `-type` …): something below it
