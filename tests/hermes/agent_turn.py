@@ -23,8 +23,11 @@ AgentHome(root, *, hermes_bin=None, env=None)
   .configure(model, extra=None)        write config.yaml (QUIET_CONFIG + model section; ``extra`` is
                                        deep-merged over it) and point HTTP(S)_PROXY at the model
                                        server's refusing proxy, so nothing leaves 127.0.0.1
-  .install_warden(warden_bin, *args)   run the real installer (``--accept`` is added); returns the
-                                       CompletedProcess, raises AssertionError if it fails
+  .install_warden(warden_bin, *args, warm=True)
+                                       run the real installer (``--accept`` is added); returns the
+                                       CompletedProcess, raises AssertionError if it fails; then warm_warden()
+  .warm_warden(warden_bin, *hook_args) compile the policy into the cache once, in this home's environment,
+                                       with a long --deadline (see below)
   .config()                            config.yaml parsed (after install, to see what it wrote)
   .chat(query, *, args=(), timeout=…)  run one turn; returns Turn(returncode, stdout, stderr, seconds)
   .run(argv, **kw)                     run any other command in this home's environment
@@ -36,11 +39,18 @@ and send the user's text again); Hermes's own command approval is off (``approva
 otherwise "smart" mode asks the model and "manual" mode waits 60 s for a TTY that never
 answers), so any command that does not run was stopped by a hook and nothing else; the
 tirith scanner (which downloads a binary) is off; `agent.max_turns` bounds a runaway loop.
+
+Why warm: the hook's 1000 ms internal deadline covers compiling the policy on a cache miss.
+A debug build compiling the shipped packs on a loaded machine can miss it, and then every call
+fails closed (blocked) and no snapshot is ever written. Warming with the same policy arguments
+and this home's HOME / WARDEN_CACHE_DIR writes the very snapshot the hook then loads, so a
+turn's outcome depends on the policy, not on the machine's load.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import os
 import subprocess
 import sys
@@ -73,6 +83,18 @@ def deep_merge(base: dict, over: dict) -> dict:
         else:
             out[k] = copy.deepcopy(v)
     return out
+
+
+def warm_payloads(cwd: str) -> list[dict]:
+    """A harmless pre_tool_call and pre_llm_call, each compiling its event's snapshot."""
+    base = {"session_id": "warm", "cwd": cwd}
+    return [
+        {"hook_event_name": "pre_tool_call", "tool_name": "terminal", "tool_input": {"command": "true"}, **base,
+         "extra": {"task_id": "", "tool_call_id": "warm"}},
+        {"hook_event_name": "pre_llm_call", "tool_name": None, "tool_input": None, **base,
+         "extra": {"user_message": "hello", "conversation_history": [], "is_first_turn": True,
+                   "model": "warden-scripted", "platform": "cli", "sender_id": ""}},
+    ]
 
 
 @dataclass
@@ -129,12 +151,30 @@ class AgentHome:
         self.env["NO_PROXY"] = self.env["no_proxy"] = "127.0.0.1,localhost"
         return path
 
-    def install_warden(self, warden_bin: str, *args: str) -> subprocess.CompletedProcess:
-        """Run the real `warden install hermes --accept` into this home."""
+    def install_warden(self, warden_bin: str, *args: str, warm: bool = True) -> subprocess.CompletedProcess:
+        """Run the real `warden install hermes --accept` into this home (``args``: more install flags)."""
         proc = self.run([warden_bin, "install", "hermes", "--hermes-home", str(self.hermes_home), "--accept", *args],
                         timeout=60)
         assert proc.returncode == 0, f"warden install failed (rc={proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+        if warm:
+            policy: list[str] = []
+            for i, a in enumerate(args):
+                if a in ("--policy", "-p") and i + 1 < len(args):
+                    policy += ["--policy", args[i + 1]]
+                elif a.startswith("--policy="):
+                    policy.append(a)
+            self.warm_warden(warden_bin, *policy)
         return proc
+
+    def warm_warden(self, warden_bin: str, *hook_args: str) -> None:
+        """Compile ``hook_args``' policy into this home's cache for both hooked events (harmless
+        calls, generous deadline)."""
+        for payload in warm_payloads(str(self.work)):
+            proc = subprocess.run(
+                [warden_bin, "hook", "--deadline", "120000", *hook_args], input=json.dumps(payload), env=self.env,
+                cwd=str(self.work), capture_output=True, text=True, timeout=180)
+            assert proc.returncode == 0 and proc.stdout.strip() == "{}", \
+                f"warming warden's cache failed (rc={proc.returncode}): {proc.stdout!r} {proc.stderr[-1000:]!r}"
 
     def config(self) -> dict:
         return yaml.safe_load((self.hermes_home / "config.yaml").read_text()) or {}

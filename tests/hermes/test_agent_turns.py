@@ -159,7 +159,8 @@ def test_three_parallel_calls_one_dangerous(tmp_path, model, warden_bin):
     processes at once); only the dangerous one is stopped, and the model sees all three results."""
     audit = tmp_path / "audit.jsonl"
     srv = model([[], text(DONE)])
-    agent = new_agent(tmp_path, "a", srv, warden_bin, WARDEN_AUDIT=audit)
+    agent = new_agent(tmp_path, "a", srv, warden_bin)
+    agent.env["WARDEN_AUDIT"] = str(audit)  # after install's warm-up call: only the turn's decisions
     plant_secrets(agent)
     m1, m2, m3 = agent.work / "P1", agent.work / "P2", agent.work / "P3"
     srv.script[0] = [tool_call("terminal", {"command": everyday(m1)}, id="p1"),
@@ -175,6 +176,7 @@ def test_three_parallel_calls_one_dangerous(tmp_path, model, warden_bin):
     assert "credential" in (tool_error(seen["p2"]) or ""), seen["p2"]
     lines = [json.loads(l) for l in audit.read_text().splitlines()]
     assert len(lines) == 3, lines
+    assert sorted(l["decision"] for l in lines) == ["allow", "allow", "block"], lines
 
 
 def test_approve_class_command_on_0190_is_not_run(tmp_path, model, warden_bin):

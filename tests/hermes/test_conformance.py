@@ -271,6 +271,11 @@ def test_approve_with_no_human_is_denied_on_newer_host(hermes, sandbox, warden_b
 
 
 MODIFIED = "terraform plan -auto-approve"
+# The shipped packs compiled by a debug build on a loaded machine can take longer than the hook's
+# default 1000 ms deadline (which includes compiling on a cache miss; the shipped pre_llm_call part
+# is never cached), and a missed deadline is a fail-closed block. Tests of what the shipped packs
+# decide raise it; the deadline itself is tested in tests/cli.rs.
+SLOW_COMPILE = ("--deadline", "60000")
 
 
 def test_modify_with_host_flag(hermes, sandbox, warden_bin, host):
@@ -788,7 +793,7 @@ def test_command_corpus_through_hermes(hermes, sandbox, warden_bin):
         rows.append((label, category, command))
     assert len(rows) >= 300, len(rows)
     steps = [{"op": "resolve", "tool": "terminal", "args": {"command": c}} for _, _, c in rows]
-    res = hermes.run(pre_tool_hooks(hook_command(warden_bin)), steps)
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, *SLOW_COMPILE)), steps)
     assert len(res["registered"]) == 1
     misses = [(cat, c) for (label, cat, c), out in zip(rows, res["steps"]) if label == "dangerous" and not out]
     alarms = [(cat, c, out) for (label, cat, c), out in zip(rows, res["steps"]) if label == "harmless" and out]
@@ -802,7 +807,7 @@ def test_shipped_inbound_pack(hermes, sandbox, warden_bin, host):
     context (no host has a turn block), naming the kind of secret, never its value, and true
     about the message having reached the model."""
     secret = "AKIAQ3EGPLVZ5XKJRM7T"
-    res = hermes.run({"pre_llm_call": [{"command": hook_command(warden_bin, "--host", host.flag)}]}, [
+    res = hermes.run({"pre_llm_call": [{"command": hook_command(warden_bin, "--host", host.flag, *SLOW_COMPILE)}]}, [
         {"op": "pre_llm_call", "user_message": "what does this function do?"},
         {"op": "pre_llm_call", "user_message": f"deploy with {secret}"},
     ])
