@@ -270,6 +270,23 @@ def test_approve_with_no_human_is_denied_on_newer_host(hermes, sandbox, warden_b
         assert "git push --force" in err and "approv" in err.lower(), err
 
 
+def test_approve_under_yolo(hermes, sandbox, warden_bin, host):
+    """HERMES_YOLO_MODE=1 (`hermes --yolo`; `approvals.mode: off` is the same branch): the newer
+    host's approval gate (`_run_approval_gate`) approves without asking anyone, so warden's
+    approve-class rules do NOT hold there -- the tool runs. On 0.19.0 warden's answer is a block,
+    which yolo does not touch. Asserted so the gap is written down and a change on either side shows."""
+    sandbox["env"]["HERMES_YOLO_MODE"] = "1"
+    m = marker(sandbox)
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, "--host", host.flag, "--policy", POLICY)), [
+        {"op": "call", "tool": "terminal", "args": {"command": cmd_approve(m)}},
+    ])
+    if host.approve:
+        assert_ran(res["steps"][0], m)
+    else:
+        err = assert_blocked(res["steps"][0], m)
+        assert "git push --force" in err, err
+
+
 MODIFIED = "terraform plan -auto-approve"
 # The shipped packs compiled by a debug build on a loaded machine can take longer than the hook's
 # default 1000 ms deadline (which includes compiling on a cache miss; the shipped pre_llm_call part
