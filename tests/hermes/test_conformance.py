@@ -649,6 +649,8 @@ def test_install_command_config_is_honoured_by_real_loader(hermes, sandbox, ward
     assert sorted(by_event) == ["pre_llm_call", "pre_tool_call"], res["log"]
     reg = by_event["pre_tool_call"]
     assert reg["command"] in [a["command"] for a in approvals if a["event"] == "pre_tool_call"]
+    llm = by_event["pre_llm_call"]
+    assert llm["matcher"] is None and llm["command"] == reg["command"], llm
     assert reg["matcher"] == "terminal|write_file|patch|read_file|execute_code" and reg["timeout"] == 5
     assert not [l for l in res["log"] if "not allowlisted" in l], res["log"]
     blocked, allowed = res["results"]

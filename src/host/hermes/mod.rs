@@ -5,6 +5,11 @@
 //! `warden doctor` ([`doctor`]).
 
 pub mod capabilities;
+pub mod config;
+pub mod consent;
+pub mod doctor;
+pub mod shlex;
+pub mod version;
 pub mod wire;
 
 pub use wire::{fail_closed, parse_event, parse_payload, respond, to_ascii_json, PayloadError};
