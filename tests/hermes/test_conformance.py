@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DRIVER_TIMEOUT, HOOK_TIMEOUT, HOSTS, Host, fixture, hook_command, parse_hook_stdout, run_hook
+from conftest import DRIVER_TIMEOUT, HOOK_TIMEOUT, fixture, hook_command, parse_hook_stdout, run_hook
 
 pytestmark = pytest.mark.timeout(240)
 
