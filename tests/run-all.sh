@@ -4,7 +4,8 @@
 #      diagnostics, differential property test, command corpus, tooling), doc tests;
 #   2. warden test: the shipped packs' own tests (policies/*.test.yaml), with coverage;
 #   3. SARIF output validated against the official SARIF 2.1.0 schema;
-#   4. conformance against the real Hermes Agent 0.19.0 (installed from PyPI into a cached venv).
+#   4. conformance against the real Hermes Agent 0.19.0 (installed from PyPI into a cached venv);
+#   5. fuzz smoke: each cargo-fuzz target in fuzz/ for FUZZ_SECONDS (default 30; fuzz/smoke.sh).
 # Any failure stops the run with a non-zero exit.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -23,3 +24,6 @@ bash tests/sarif/validate.sh
 
 echo "== Hermes 0.19.0 conformance"
 WARDEN_BIN="$PWD/target/debug/warden" bash tests/hermes/run.sh
+
+echo "== fuzz smoke (fuzz/smoke.sh, ${FUZZ_SECONDS:-30} s per target)"
+bash fuzz/smoke.sh
