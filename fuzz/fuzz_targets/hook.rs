@@ -42,13 +42,18 @@ fn world() -> &'static World {
 }
 
 fn is_block(r: &hermes::HookResponse) -> bool {
-    r.exit_code == 2 || r.json.get("decision").and_then(|d| d.as_str()) == Some("block")
+    r.exit_code == 2
+        || r.json.get("decision").and_then(|d| d.as_str()) == Some("block")
         || r.json.get("action").and_then(|d| d.as_str()) == Some("block")
 }
 
 fn fails_closed() {
     let r = hermes::fail_closed(Hook::PreToolCall, "malformed payload");
-    assert!(is_block(&r), "fail-closed answer is not a block: {}", r.json);
+    assert!(
+        is_block(&r),
+        "fail-closed answer is not a block: {}",
+        r.json
+    );
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -64,9 +69,13 @@ fuzz_target!(|data: &[u8]| {
     let whole = w.whole.evaluate(&event);
     let gating = matches!(event.hook, Hook::PreToolCall | Hook::PreLlmCall);
     if gating {
-        let (cached, _) = policy::decide_for_hook(&Source::Builtin, &event, &w.opts, Some(&w.cache))
-            .expect("the shipped packs decide (cached)");
-        assert_eq!(cached.decision, whole.decision, "cached/pruned path disagrees with the whole policy");
+        let (cached, _) =
+            policy::decide_for_hook(&Source::Builtin, &event, &w.opts, Some(&w.cache))
+                .expect("the shipped packs decide (cached)");
+        assert_eq!(
+            cached.decision, whole.decision,
+            "cached/pruned path disagrees with the whole policy"
+        );
         let ids = |v: &warden::Verdict| {
             let mut r: Vec<String> = v.matches.iter().map(|m| m.rule.clone()).collect();
             r.sort();
@@ -77,16 +86,32 @@ fuzz_target!(|data: &[u8]| {
         if data.len() % 16 == 0 {
             let (plain, _) = policy::decide_for_hook(&Source::Builtin, &event, &w.opts, None)
                 .expect("the shipped packs decide (uncached)");
-            assert_eq!(plain.decision, whole.decision, "uncached per-hook path disagrees");
+            assert_eq!(
+                plain.decision, whole.decision,
+                "uncached per-hook path disagrees"
+            );
         }
     }
-    for mode in [HostMode::Hermes019, HostMode::HermesLatest, HostMode::detect(&payload)] {
+    for mode in [
+        HostMode::Hermes019,
+        HostMode::HermesLatest,
+        HostMode::detect(&payload),
+    ] {
         let r = hermes::respond(&whole, &event, mode);
         let _ = hermes::to_ascii_json(&r.json);
         if event.hook == Hook::PreToolCall && !matches!(whole.decision, Decision::Allow) {
-            assert!(r.json != serde_json::json!({}), "a {:?} went out as an allow", whole.decision);
+            assert!(
+                r.json != serde_json::json!({}),
+                "a {:?} went out as an allow",
+                whole.decision
+            );
             if mode == HostMode::Hermes019 {
-                assert!(is_block(&r), "on 0.19 a {:?} must become a block: {}", whole.decision, r.json);
+                assert!(
+                    is_block(&r),
+                    "on 0.19 a {:?} must become a block: {}",
+                    whole.decision,
+                    r.json
+                );
             }
         }
         if matches!(whole.decision, Decision::Block { .. }) && gating {

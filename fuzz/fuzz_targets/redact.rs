@@ -88,7 +88,11 @@ fn same_shape(r: &Redactor, a: &Value, b: &Value) -> Result<(), String> {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             if x.len() != y.len() {
-                return Err(format!("object of {} keys became {} keys", x.len(), y.len()));
+                return Err(format!(
+                    "object of {} keys became {} keys",
+                    x.len(),
+                    y.len()
+                ));
             }
             for ((ka, va), (kb, vb)) in x.iter().zip(y.iter()) {
                 if ka != kb && !r.is_sensitive(ka) {
@@ -130,7 +134,11 @@ fuzz_target!(|data: &[u8]| {
     let t = r.redact_text(text);
     if t.withheld_by.is_none() {
         let left: Vec<_> = r.detects(&t.text).collect();
-        assert!(left.is_empty(), "text mode left a secret: {left:?} in {:?}", t.text);
+        assert!(
+            left.is_empty(),
+            "text mode left a secret: {left:?} in {:?}",
+            t.text
+        );
         let again = r.redact_text(&t.text);
         assert_eq!(again.text, t.text, "text mode is not idempotent");
     }
@@ -142,7 +150,11 @@ fuzz_target!(|data: &[u8]| {
         .redact_stream_chunked(text.as_bytes(), &mut out, chunk)
         .expect("streaming into memory cannot fail");
     if t.withheld_by.is_none() {
-        assert_eq!(String::from_utf8(out).expect("stream output is UTF-8"), t.text, "stream (chunk {chunk}) differs from text mode");
+        assert_eq!(
+            String::from_utf8(out).expect("stream output is UTF-8"),
+            t.text,
+            "stream (chunk {chunk}) differs from text mode"
+        );
         assert_eq!(f, t.findings, "stream findings differ from text mode");
     }
 
@@ -154,7 +166,10 @@ fuzz_target!(|data: &[u8]| {
                 let out: Value = serde_json::from_str(&j.text)
                     .unwrap_or_else(|e| panic!("JSON mode output is not JSON ({e}): {}", j.text));
                 if let Err(e) = same_shape(r, &doc, &out) {
-                    panic!("JSON mode changed the document's shape: {e}\nout: {}", j.text);
+                    panic!(
+                        "JSON mode changed the document's shape: {e}\nout: {}",
+                        j.text
+                    );
                 }
                 let again = r.redact(&j.text);
                 assert_eq!(again.text, j.text, "JSON mode is not idempotent");
@@ -162,7 +177,10 @@ fuzz_target!(|data: &[u8]| {
                 collect_strings(&out, &mut strings);
                 for s in strings {
                     let left: Vec<_> = r.detects(&s).collect();
-                    assert!(left.is_empty(), "JSON mode left a secret in {s:?}: {left:?}");
+                    assert!(
+                        left.is_empty(),
+                        "JSON mode left a secret in {s:?}: {left:?}"
+                    );
                 }
             }
         }
@@ -170,7 +188,11 @@ fuzz_target!(|data: &[u8]| {
 
     let used = PEAK.load(Relaxed).saturating_sub(base);
     let bound = (8 << 20) + 64 * text.len();
-    assert!(used <= bound, "{used} heap bytes for a {}-byte input", text.len());
+    assert!(
+        used <= bound,
+        "{used} heap bytes for a {}-byte input",
+        text.len()
+    );
 });
 
 fn collect_strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {

@@ -53,11 +53,18 @@ fuzz_target!(|data: &[u8]| {
     // Bounded: a command line cannot turn into more than a linear amount of analysis
     // (nested shells re-parse quoted text, at most `max_depth` times).
     let budget = 64 + 16 * cmd.len();
-    let words: usize = a.commands.iter().map(|c| 1 + c.args.len() + c.redirects.len()).sum();
+    let words: usize = a
+        .commands
+        .iter()
+        .map(|c| 1 + c.args.len() + c.redirects.len())
+        .sum();
     assert!(words <= budget, "{words} words out of {} bytes", cmd.len());
     assert!(a.feeds.len() <= shell::MAX_FEEDS, "{} feeds", a.feeds.len());
     for &(from, to) in &a.feeds {
-        assert!(from < a.commands.len() && to < a.commands.len(), "feed out of range");
+        assert!(
+            from < a.commands.len() && to < a.commands.len(),
+            "feed out of range"
+        );
     }
     let w = world();
     let ev = Event::tool_call("terminal", serde_json::json!({ "command": cmd }));
@@ -67,6 +74,9 @@ fuzz_target!(|data: &[u8]| {
     if cmd.len() % 32 == 7 {
         let (cached, _) = policy::decide_for_hook(&Source::Builtin, &ev, &w.opts, Some(&w.cache))
             .expect("the shipped packs decide");
-        assert_eq!(cached.decision, whole.decision, "cached path disagrees with the whole policy");
+        assert_eq!(
+            cached.decision, whole.decision,
+            "cached path disagrees with the whole policy"
+        );
     }
 });
