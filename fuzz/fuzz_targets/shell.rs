@@ -9,7 +9,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
-use warden::policy::{self, Source};
+use warden::policy::Source;
+use warden::runtime::cached;
 use warden::shell::{self, Options};
 use warden::{CompileOptions, Event, MatcherSet, Policy};
 
@@ -72,10 +73,10 @@ fuzz_target!(|data: &[u8]| {
     // The hook's cached path compiles the admitted rules per call (slow under coverage
     // instrumentation); the `hook` target checks it on every input, here one in 32.
     if cmd.len() % 32 == 7 {
-        let (cached, _) = policy::decide_for_hook(&Source::Builtin, &ev, &w.opts, Some(&w.cache))
+        let cached = cached::decide(&Source::Builtin, &ev, &w.opts, Some(&w.cache))
             .expect("the shipped packs decide");
         assert_eq!(
-            cached.decision, whole.decision,
+            cached.verdict.decision, whole.decision,
             "cached path disagrees with the whole policy"
         );
     }
