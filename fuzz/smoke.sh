@@ -41,7 +41,8 @@ for t in $TARGETS; do
     grep -E '^stat::number_of_executed_units|^#[0-9]+ +DONE' "$log" | tail -2
   else
     fail=1
-    grep -v -E '^#[0-9]+ +(NEW|REDUCE|pulse)|^INFO|NEW_FUNC' "$log" | tail -40
+    grep -A4 -E 'panicked at|ERROR: libFuzzer' "$log" | cut -c1-400 | head -30
+    grep -A1 -E '^Failing input:' "$log" || true
     echo "fuzz smoke: $t FOUND A FAILURE; the input is in fuzz/artifacts/$t/" >&2
   fi
   rm -f "$log"
