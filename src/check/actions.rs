@@ -11,7 +11,7 @@ impl Checker<'_> {
     ) -> Option<Action> {
         let Some(first) = r.actions.first() else {
             self.diags.push(
-                Diagnostic::error("missing-action", file, r.id.span, format!("rule `{}` has no action", r.id.node))
+                Diagnostic::error(Code::MissingAction, file, r.id.span, format!("rule `{}` has no action", r.id.node))
                     .with_label("this rule")
                     .with_help("add one of `block \"…\"`, `approve \"…\"`, `modify args.x = …`, `context \"…\"`, `redact /…/ with \"…\"`"),
             );
@@ -22,7 +22,7 @@ impl Checker<'_> {
             let k = action_kind(&extra.node);
             if k != "modify" || first_kind != "modify" {
                 self.diags.push(
-                    Diagnostic::error("several-actions", file, extra.span, format!("rule `{}` has more than one action", r.id.node))
+                    Diagnostic::error(Code::SeveralActions, file, extra.span, format!("rule `{}` has more than one action", r.id.node))
                         .with_label(format!("`{k}` after `{first_kind}`"))
                         .with_help("a rule has exactly one action (several `modify` lines are one action); split it into two rules"),
                 );
@@ -44,7 +44,7 @@ impl Checker<'_> {
                         .map_or(first.span, |e| e.span);
                 self.diags.push(
                     Diagnostic::error(
-                        "action-not-on-event",
+                        Code::ActionNotOnEvent,
                         file,
                         span,
                         format!("`{first_kind}` cannot act on {}", h.name()),
@@ -57,7 +57,7 @@ impl Checker<'_> {
         if first_kind != "redact" && first_kind != "withhold" {
             if let Some(span) = r.options.first_span {
                 self.diags.push(
-                    Diagnostic::error("option-needs-redact", file, span, "only redaction rules take this option")
+                    Diagnostic::error(Code::OptionNeedsRedact, file, span, "only redaction rules take this option")
                         .with_label("redaction option")
                         .with_help("options such as keywords, capture, validate, allow and style go with `redact /…/ with \"…\"`"),
                 );
@@ -74,7 +74,7 @@ impl Checker<'_> {
             } => {
                 if message.trim().is_empty() {
                     self.diags.push(
-                        Diagnostic::error("empty-message", file, find_in(file, first.span, "\"\"").unwrap_or(first.span), "a block needs a non-empty message")
+                        Diagnostic::error(Code::EmptyMessage, file, find_in(file, first.span, "\"\"").unwrap_or(first.span), "a block needs a non-empty message")
                             .with_label("empty message")
                             .with_help("Hermes ignores a block without a message; say what was blocked and why"),
                     );
@@ -82,7 +82,7 @@ impl Checker<'_> {
                 if placeholder.is_some() && !hooks.iter().all(|h| *h == Hook::PreLlmCall) {
                     self.diags.push(
                         Diagnostic::error(
-                            "placeholder-needs-llm",
+                            Code::PlaceholderNeedsLlm,
                             file,
                             first.span,
                             "`placeholder` only applies to pre_llm_call blocks",
@@ -112,7 +112,7 @@ impl Checker<'_> {
                         [Segment::Key(root), Segment::Key(k)] if root == "args" => k.clone(),
                         _ => {
                             self.diags.push(
-                                Diagnostic::error("bad-modify-target", file, field.span, format!("cannot modify `{}`", field.node))
+                                Diagnostic::error(Code::BadModifyTarget, file, field.span, format!("cannot modify `{}`", field.node))
                                     .with_label("not a top-level tool argument")
                                     .with_help("modify assigns one top-level argument, e.g. `modify args.command = …` (Hermes merges args shallowly)"),
                             );
@@ -134,7 +134,7 @@ impl Checker<'_> {
                     if !VALIDATORS.contains(&v.node.as_str()) {
                         self.diags.push(
                             Diagnostic::error(
-                                "unknown-validator",
+                                Code::UnknownValidator,
                                 file,
                                 v.span,
                                 format!("unknown validator `{}`", v.node),
@@ -156,7 +156,7 @@ impl Checker<'_> {
                         if c.node as usize > groups {
                             self.diags.push(
                                 Diagnostic::error(
-                                    "bad-capture",
+                                    Code::BadCapture,
                                     file,
                                     c.span,
                                     format!(

@@ -4,6 +4,43 @@ use super::*;
 
 impl Checker<'_> {
     pub(super) fn cond(&mut self, c: &Cond, ctx: &mut Ctx) -> Expr {
+        ctx.size += 1;
+        if ctx.depth >= MAX_DEPTH || ctx.size > MAX_SIZE {
+            if !ctx.over {
+                ctx.over = true;
+                let what = if ctx.depth >= MAX_DEPTH {
+                    format!("nests deeper than {MAX_DEPTH} levels")
+                } else {
+                    format!("expands to more than {MAX_SIZE} conditions")
+                };
+                let via = if ctx.stack.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (through {})",
+                        ctx.stack.first().map_or("", String::as_str)
+                    )
+                };
+                self.diags.push(
+                    Diagnostic::error(
+                        Code::TooDeep,
+                        &ctx.file,
+                        cond_span(c),
+                        format!("this condition {what} once its `define`s are inlined{via}"),
+                    )
+                    .with_label("too big")
+                    .with_help("flatten the chain of `define`s; each use of a define copies it"),
+                );
+            }
+            return Expr::Const(false);
+        }
+        ctx.depth += 1;
+        let e = self.cond_inner(c, ctx);
+        ctx.depth -= 1;
+        e
+    }
+
+    fn cond_inner(&mut self, c: &Cond, ctx: &mut Ctx) -> Expr {
         match c {
             Cond::And(v) => Expr::And(v.iter().map(|c| self.cond(c, ctx)).collect()),
             Cond::Or(v) => Expr::Or(v.iter().map(|c| self.cond(c, ctx)).collect()),
@@ -52,7 +89,7 @@ impl Checker<'_> {
         let Some((file, cond)) = self.defines.get(&name.node).cloned() else {
             let cands: Vec<&str> = self.defines.keys().map(String::as_str).collect();
             let mut d = Diagnostic::error(
-                "unknown-name",
+                Code::UnknownName,
                 &ctx.file,
                 name.span,
                 format!("unknown condition `{}`", name.node),
@@ -69,7 +106,7 @@ impl Checker<'_> {
         if ctx.stack.contains(&name.node) {
             self.diags.push(
                 Diagnostic::error(
-                    "recursive-define",
+                    Code::RecursiveDefine,
                     &ctx.file,
                     name.span,
                     format!("`{}` refers to itself", name.node),
@@ -204,7 +241,7 @@ impl Checker<'_> {
                     if let Err(e) = globset::Glob::new(p) {
                         self.diags.push(
                             Diagnostic::error(
-                                "bad-glob",
+                                Code::BadGlob,
                                 &ctx.file,
                                 operand.span,
                                 format!("invalid glob `{p}`: {}", e.kind()),
@@ -220,8 +257,9 @@ impl Checker<'_> {
     }
 
     pub(super) fn type_error(&mut self, ctx: &Ctx, span: Span, msg: &str) {
-        self.diags
-            .push(Diagnostic::error("type", &ctx.file, span, msg.to_string()).with_label("here"));
+        self.diags.push(
+            Diagnostic::error(Code::Type, &ctx.file, span, msg.to_string()).with_label("here"),
+        );
     }
 
     /// The members of a literal list or a named list.
@@ -236,7 +274,7 @@ impl Checker<'_> {
                         let sugg = did_you_mean(&name, self.lists.keys().map(String::as_str));
                         self.diags.push(
                             Diagnostic::error(
-                                "unknown-list",
+                                Code::UnknownList,
                                 &ctx.file,
                                 op.span,
                                 format!("unknown list `{name}`"),
@@ -295,7 +333,7 @@ impl Checker<'_> {
             Err(FieldError::NotAnObject) => {
                 self.diags.push(
                     Diagnostic::error(
-                        "unknown-field",
+                        Code::UnknownField,
                         &ctx.file,
                         span,
                         format!("`{}` has no sub-fields", path.root()),
@@ -315,7 +353,7 @@ impl Checker<'_> {
                 let sugg = did_you_mean(&text, cands.iter().map(String::as_str)).map(String::from);
                 self.diags.push(
                     Diagnostic::error(
-                        "unknown-field",
+                        Code::UnknownField,
                         &ctx.file,
                         span,
                         format!("unknown field `{text}`"),
@@ -339,7 +377,7 @@ impl Checker<'_> {
                 let sugg = did_you_mean(field.root_name(), names.iter().copied());
                 self.diags.push(
                     Diagnostic::error(
-                        "field-not-on-event",
+                        Code::FieldNotOnEvent,
                         &ctx.file,
                         span,
                         format!("field `{}` is not available on {}", field, h.name()),
@@ -359,5 +397,25 @@ impl Checker<'_> {
         }
         // The lints on a pre_tool_call `args.cmd` typo: nothing to check, any key may exist.
         Some(field)
+    }
+}
+
+/// A span to point at for a condition (its first located part; `Span::default()` for
+/// a constant).
+fn cond_span(mut c: &Cond) -> Span {
+    loop {
+        match c {
+            Cond::And(v) | Cond::Or(v) => match v.first() {
+                Some(f) => c = f,
+                None => return Span::default(),
+            },
+            Cond::Not(inner) => c = inner,
+            Cond::Const(_) => return Span::default(),
+            Cond::Ref(n) => return n.span,
+            Cond::Compare(cmp) => return cmp.field.span,
+            Cond::Exists(f) => return f.span,
+            Cond::Under(u) => return u.field.span,
+            Cond::Shell(s) => return s.span,
+        }
     }
 }

@@ -22,14 +22,14 @@ impl Checker<'_> {
             when: None,
             because: e.because.clone(),
             until: e.until.as_ref().map(|u| u.node.clone()),
-            origin: Origin::new(file, e.rule.span),
+            origin: self.origin(file, e.rule.span),
         };
         let targets: Vec<&Rule> = rules.iter().filter(|r| ex.covers(&r.id)).collect();
         if targets.is_empty() {
             let sugg = did_you_mean(&e.rule.node, rules.iter().map(|r| r.id.as_str()));
             self.diags.push(
                 Diagnostic::error(
-                    "exempt-unknown-rule",
+                    Code::ExemptUnknownRule,
                     file,
                     e.rule.span,
                     format!("`exempt` names no rule: `{}`", e.rule.node),
@@ -45,7 +45,7 @@ impl Checker<'_> {
         if e.because.trim().is_empty() {
             self.diags.push(
                 Diagnostic::error(
-                    "exempt-needs-reason",
+                    Code::ExemptNeedsReason,
                     file,
                     find_in(file, Span::new(e.rule.span.end, file.text.len()), "because")
                         .unwrap_or(e.rule.span),
@@ -61,7 +61,7 @@ impl Checker<'_> {
             if !valid_date(&until.node) {
                 self.diags.push(
                     Diagnostic::error(
-                        "bad-date",
+                        Code::BadDate,
                         file,
                         until.span,
                         format!("`{}` is not a date", until.node),
@@ -71,7 +71,7 @@ impl Checker<'_> {
             } else if until.node.as_str() < self.opts.today.as_str() {
                 self.diags.push(
                     Diagnostic::warning(
-                        "exemption-expired",
+                        Code::ExemptionExpired,
                         file,
                         until.span,
                         format!("this exemption expired on {}", until.node),
@@ -92,11 +92,7 @@ impl Checker<'_> {
             }
         }
         let when = e.when.as_ref().map(|c| {
-            let mut ctx = Ctx {
-                file: file.clone(),
-                hooks: &hooks,
-                stack: Vec::new(),
-            };
+            let mut ctx = Ctx::new(file.clone(), &hooks);
             self.cond(c, &mut ctx)
         });
         Some(Exemption { when, ..ex })

@@ -18,7 +18,7 @@ mod templates;
 pub use exemptions::{today, today_from_secs};
 use templates::TplCtx;
 
-use crate::diag::{did_you_mean, Diagnostic, SourceFile, Span};
+use crate::diag::{did_you_mean, Code, Diagnostic, SourceFile, Span};
 use crate::event::{Field, FieldError, Hook, PathSeg};
 use crate::syntax::ast::{self, Cond, FieldPath, Item, Op, Operand, Scalar, Segment, Spanned};
 use ir::*;
@@ -58,6 +58,7 @@ pub fn check(
 ) -> (CheckedPolicy, Vec<Diagnostic>) {
     let mut c = Checker {
         opts,
+        lines: HashMap::new(),
         diags: Vec::new(),
         lists: HashMap::new(),
         defines: HashMap::new(),
@@ -72,7 +73,7 @@ pub fn check(
                 if let Some(first) = seen.get(&r.id.node) {
                     c.diags.push(
                         Diagnostic::error(
-                            "duplicate-rule",
+                            Code::DuplicateRule,
                             file,
                             r.id.span,
                             format!("rule `{}` is defined twice", r.id.node),
@@ -85,7 +86,7 @@ pub fn check(
                     );
                     continue;
                 }
-                let origin = Origin::new(file, r.id.span);
+                let origin = c.origin(file, r.id.span);
                 seen.insert(r.id.node.clone(), origin.clone());
                 if let Some(rule) = c.check_rule(file, r, pack.clone(), origin) {
                     out.rules.push(rule);
@@ -107,17 +108,59 @@ pub fn check(
 
 struct Checker<'a> {
     opts: &'a CheckOptions,
+    /// Line starts per file (by address; the files outlive the check), for origins.
+    lines: HashMap<*const SourceFile, Vec<usize>>,
     diags: Vec<Diagnostic>,
     lists: HashMap<String, (Arc<SourceFile>, Vec<Spanned<Scalar>>)>,
     defines: HashMap<String, (Arc<SourceFile>, Cond)>,
+}
+
+impl Checker<'_> {
+    /// The origin of `span` in `file` (lines counted once per file, not per origin: a
+    /// policy of 20,000 rules made this quadratic).
+    fn origin(&mut self, file: &Arc<SourceFile>, span: Span) -> Origin {
+        let starts = self.lines.entry(Arc::as_ptr(file)).or_insert_with(|| {
+            std::iter::once(0)
+                .chain(file.text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        Origin::indexed(file, span, starts)
+    }
 }
 
 /// What a condition is checked against.
 struct Ctx<'s> {
     file: Arc<SourceFile>,
     hooks: &'s [Hook],
+    /// The `define`s being expanded, outermost first.
     stack: Vec<String>,
+    /// How deep the expanded condition nests here.
+    depth: usize,
+    /// Condition nodes expanded so far (defines inlined).
+    size: usize,
+    /// A bound was hit (reported once).
+    over: bool,
 }
+
+impl<'s> Ctx<'s> {
+    fn new(file: Arc<SourceFile>, hooks: &'s [Hook]) -> Ctx<'s> {
+        Ctx {
+            file,
+            hooks,
+            stack: Vec::new(),
+            depth: 0,
+            size: 0,
+            over: false,
+        }
+    }
+}
+
+/// The deepest an expanded condition (its `define`s inlined) may nest: the
+/// compiler and the evaluator recurse over it.
+pub const MAX_DEPTH: usize = 200;
+/// The most condition nodes one rule may expand to (`define`s inlined): chained
+/// defines that each use the previous one twice would otherwise grow exponentially.
+pub const MAX_SIZE: usize = 100_000;
 
 /// The span of the first `needle` inside `within` of `file`.
 fn find_in(file: &SourceFile, within: Span, needle: &str) -> Option<Span> {
@@ -140,6 +183,27 @@ fn scalar_text(s: &Scalar) -> String {
 mod tests {
     use super::exemptions::valid_date;
     use super::*;
+
+    #[test]
+    fn indexed_origins_equal_counted_ones() {
+        let f = Arc::new(SourceFile {
+            path: "t".into(),
+            text: "ab\ncdé\n\nf\n".into(),
+        });
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(f.text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        for off in 0..=f.text.len() {
+            if !f.text.is_char_boundary(off) {
+                continue;
+            }
+            let (a, b) = (
+                Origin::new(&f, Span::new(off, off)),
+                Origin::indexed(&f, Span::new(off, off), &starts),
+            );
+            assert_eq!((a.line, a.col), (b.line, b.col), "offset {off}");
+        }
+    }
     use crate::syntax;
 
     fn check_str(text: &str) -> (CheckedPolicy, Vec<Diagnostic>) {

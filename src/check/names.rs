@@ -19,7 +19,7 @@ impl Checker<'_> {
                 if let Some(first) = where_.get(&name.node) {
                     self.diags.push(
                         Diagnostic::error(
-                            "duplicate-name",
+                            Code::DuplicateName,
                             file,
                             name.span,
                             format!("`{}` is already defined", name.node),
@@ -57,7 +57,7 @@ impl Checker<'_> {
             if name.is_some() {
                 self.diags.push(
                     Diagnostic::error(
-                        "duplicate-pack",
+                        Code::DuplicatePack,
                         file,
                         p.name.span,
                         "a file declares at most one pack",
@@ -69,7 +69,7 @@ impl Checker<'_> {
             if semver::Version::parse(&normalize_version(&p.version.node)).is_err() {
                 self.diags.push(
                     Diagnostic::error(
-                        "bad-version",
+                        Code::BadVersion,
                         file,
                         p.version.span,
                         format!("`{}` is not a version", p.version.node),
@@ -84,7 +84,7 @@ impl Checker<'_> {
                             semver::Version::parse(env!("CARGO_PKG_VERSION")).expect("own version");
                         if !r.matches(&me) {
                             self.diags.push(
-                                Diagnostic::error("incompatible-pack", file, req.span, format!(
+                                Diagnostic::error(Code::IncompatiblePack, file, req.span, format!(
                                     "pack `{}` requires warden {}, but this is warden {}", p.name.node, req.node, me
                                 ))
                                 .with_label("not satisfied")
@@ -94,7 +94,7 @@ impl Checker<'_> {
                     }
                     Err(e) => self.diags.push(
                         Diagnostic::error(
-                            "bad-version",
+                            Code::BadVersion,
                             file,
                             req.span,
                             format!("bad version requirement: {e}"),
@@ -106,7 +106,7 @@ impl Checker<'_> {
             out.packs.push(Pack {
                 name: p.name.node.clone(),
                 version: p.version.node.clone(),
-                origin: Origin::new(file, p.name.span),
+                origin: self.origin(file, p.name.span),
             });
             name = Some(p.name.node.clone());
         }

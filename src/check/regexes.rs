@@ -12,7 +12,7 @@ impl Checker<'_> {
             if !"isxm".contains(f) {
                 self.diags.push(
                     Diagnostic::error(
-                        "bad-regex",
+                        Code::BadRegex,
                         file,
                         re.span,
                         format!("unknown regex flag `{f}`"),
@@ -27,7 +27,7 @@ impl Checker<'_> {
             Err(e) => {
                 let (msg, span) = regex_error(&e, re);
                 self.diags.push(
-                    Diagnostic::error("bad-regex", file, span, format!("invalid regex: {msg}"))
+                    Diagnostic::error(Code::BadRegex, file, span, format!("invalid regex: {msg}"))
                         .with_label(msg),
                 );
                 false

@@ -19,7 +19,7 @@ impl Checker<'_> {
         if let Some(sev) = &r.severity {
             if !SEVERITIES.contains(&sev.node.as_str()) {
                 let d = Diagnostic::error(
-                    "bad-severity",
+                    Code::BadSeverity,
                     file,
                     sev.span,
                     format!("unknown severity `{}`", sev.node),
@@ -32,18 +32,14 @@ impl Checker<'_> {
                 self.diags.push(d);
             }
         }
-        let mut ctx = Ctx {
-            file: file.clone(),
-            hooks: &hooks,
-            stack: Vec::new(),
-        };
+        let mut ctx = Ctx::new(file.clone(), &hooks);
         let when = match &r.when {
             Some(c) => self.cond(c, &mut ctx),
             None if is_redact => Expr::Const(true),
             None => {
                 self.diags.push(
                     Diagnostic::error(
-                        "missing-when",
+                        Code::MissingWhen,
                         file,
                         r.id.span,
                         format!("rule `{}` has no `when` condition", r.id.node),
@@ -59,7 +55,7 @@ impl Checker<'_> {
         if matches!(action, Action::Approve { key: None, .. }) {
             self.diags.push(
                 Diagnostic::warning(
-                    "approve-without-key",
+                    Code::ApproveWithoutKey,
                     file,
                     r.id.span,
                     format!("rule `{}` approves without a `key`", r.id.node),
@@ -109,7 +105,7 @@ impl Checker<'_> {
             }
             self.diags.push(
                 Diagnostic::error(
-                    "missing-on",
+                    Code::MissingOn,
                     file,
                     r.id.span,
                     format!("rule `{}` does not say which events it runs on", r.id.node),
@@ -127,7 +123,7 @@ impl Checker<'_> {
                 None => {
                     let sugg = did_you_mean(&e.node, Hook::ALL.iter().map(|h| h.name()));
                     self.diags.push(
-                        Diagnostic::error("unknown-event", file, e.span, format!("unknown event `{}`", e.node))
+                        Diagnostic::error(Code::UnknownEvent, file, e.span, format!("unknown event `{}`", e.node))
                             .with_label("not a Hermes hook")
                             .with_help(match sugg {
                                 Some(s) => format!("did you mean `{s}`?"),

@@ -15,7 +15,7 @@ impl Checker<'_> {
                 Hook::TransformTerminalOutput => Field::Command,
                 other => {
                     self.diags.push(
-                        Diagnostic::error("shell-not-on-event", &ctx.file, span, format!("shell predicates do not apply to {}", other.name()))
+                        Diagnostic::error(Code::ShellNotOnEvent, &ctx.file, span, format!("shell predicates do not apply to {}", other.name()))
                             .with_label("no command line on this event")
                             .with_help("shell predicates read `args.command` (tool events) or `command` (transform_terminal_output)"),
                     );
@@ -28,7 +28,7 @@ impl Checker<'_> {
         }
         if fields.len() > 1 {
             self.diags.push(
-                Diagnostic::error("shell-mixed-events", &ctx.file, span, "this rule's events hold the command line in different fields")
+                Diagnostic::error(Code::ShellMixedEvents, &ctx.file, span, "this rule's events hold the command line in different fields")
                     .with_label("ambiguous command field")
                     .with_help("split the rule: one for tool events (`args.command`), one for transform_terminal_output (`command`)"),
             );
@@ -61,7 +61,7 @@ impl Checker<'_> {
                     if let Err(e) = globset::Glob::new(p) {
                         self.diags.push(
                             Diagnostic::error(
-                                "bad-glob",
+                                Code::BadGlob,
                                 &ctx.file,
                                 span,
                                 format!("invalid glob `{p}`: {}", e.kind()),

@@ -25,17 +25,13 @@ impl Checker<'_> {
                                 find_in(&ctx.file, span, &format!("{{{name}")).unwrap_or(span);
                             let Some(path) = FieldPath::parse(&name) else {
                                 self.diags.push(
-                                    Diagnostic::error("bad-template", &ctx.file, here, format!("`{{{name}}}` is not a field"))
+                                    Diagnostic::error(Code::BadTemplate, &ctx.file, here, format!("`{{{name}}}` is not a field"))
                                         .with_label("in this message")
                                         .with_help("write `{args.path}`-style fields, or `{{` / `}}` for literal braces"),
                                 );
                                 continue;
                             };
-                            let c = Ctx {
-                                file: ctx.file.clone(),
-                                hooks: ctx.hooks,
-                                stack: Vec::new(),
-                            };
+                            let c = Ctx::new(ctx.file.clone(), ctx.hooks);
                             if let Some(f) = self.field(&path, here, &c) {
                                 out.push(TemplatePart::Field(f));
                             }
@@ -46,7 +42,7 @@ impl Checker<'_> {
             }
             Err(msg) => {
                 self.diags.push(
-                    Diagnostic::error("bad-template", &ctx.file, span, msg)
+                    Diagnostic::error(Code::BadTemplate, &ctx.file, span, msg)
                         .with_label("in this message")
                         .with_help("write `{{` and `}}` for literal braces"),
                 );
@@ -65,11 +61,7 @@ impl Checker<'_> {
             ast::Expr::Value(Scalar::Str(s)) => ValueExpr::Template(self.template(s, span, ctx)),
             ast::Expr::Value(v) => ValueExpr::Const(v.clone()),
             ast::Expr::Field(f) => {
-                let c = Ctx {
-                    file: ctx.file.clone(),
-                    hooks: ctx.hooks,
-                    stack: Vec::new(),
-                };
+                let c = Ctx::new(ctx.file.clone(), ctx.hooks);
                 ValueExpr::Field(self.field(&f.node, f.span, &c)?)
             }
             ast::Expr::Replace {

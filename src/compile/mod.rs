@@ -637,7 +637,7 @@ pub(crate) fn compile_for_event(
         while word != 0 {
             let i = w * 64 + word.trailing_zeros() as usize;
             word &= word - 1;
-            let r = snap.rule(i)?;
+            let r = snap.rule(i).filter(|r| r.hooks.contains(&hook))?;
             let exempt = exemptions_of(&r.id, &snap.exemptions);
             set.rules[i] = b.rule(r, exempt, &mut set.redact_rules).ok()?;
         }
