@@ -164,7 +164,7 @@ pub const GATING: [Hook; 2] = [Hook::PreToolCall, Hook::PreLlmCall];
 /// The shipped packs' policy hash (the audit log's `policy_hash`): the version, the packs
 /// and the home directory they were compiled for.
 fn builtin_key(opts: &CompileOptions) -> u64 {
-    compile::cache::fnv1a(&[
+    compile::fnv::fnv1a(&[
         env!("CARGO_PKG_VERSION").as_bytes(),
         b"<builtin>",
         &BUILTIN_DIGEST.to_le_bytes(),
@@ -172,22 +172,20 @@ fn builtin_key(opts: &CompileOptions) -> u64 {
     ])
 }
 
-/// Decide one gating event the way `warden hook` does.
+/// Decide one gating event the way `warden hook` does: through the compiled-policy cache
+/// in `cache_dir` (none: no cache), keyed by every input the compiled form depends on
+/// ([`compile::cache::key`]).
 ///
-/// * The shipped packs ([`Source::Builtin`]) are checked and compiled in process from the
-///   text embedded in the binary, for `event`'s hook only; they never touch the disk cache.
-///   Their snapshot would have the same name and content on every machine of a release, so
-///   a forged one (say, an empty rule set written by the agent into `~/.cache/warden`) would
-///   switch protection off everywhere.
-/// * Policy files go through the compiled-policy cache in `cache_dir` (none: no cache),
-///   keyed by every input the compiled form depends on ([`compile::cache::key`]). A snapshot
-///   is used only if it holds exactly the rules and exemptions the sources define for this
-///   hook (the sources are parsed again to know: rule ids, count and order, exemptions, and
-///   every rule decoded for the event must be the one its index names); on a hit, parsing
-///   is the only whole-policy work and only the rules the prefilter admits for `event` are
-///   decoded and compiled. On a miss or any mismatch the whole set is loaded (so every
-///   error is still reported and an invalid policy is never cached) and the snapshot
-///   rewritten.
+/// A snapshot is trusted only if it holds exactly the rules and exemptions the sources
+/// define for this hook: the sources (the embedded packs, or the files) are scanned again
+/// for their rule headers, `on` lines and exemptions (a line scan of the canonical
+/// `warden fmt` layout, microseconds; other layouts and the YAML/JSON forms are parsed),
+/// and the ids (count, order) and live exemptions must match; every rule decoded for the
+/// event must carry the id its index names and run on the hook. A hand-made snapshot (an
+/// empty rule set written by the agent into `~/.cache/warden`) is therefore a miss. On a
+/// hit only the rules the prefilter admits for `event` are decoded and compiled; on a
+/// miss or any mismatch the whole set is loaded (so every error is still reported and an
+/// invalid policy is never cached) and the snapshot rewritten.
 ///
 /// A gating event no rule of the set runs on is [`LoadError::NoRules`].
 /// Returns the verdict and the policy's cache key.
@@ -198,20 +196,14 @@ pub fn decide_for_hook(
     cache_dir: Option<&Path>,
 ) -> Result<(crate::Verdict, u64), LoadError> {
     let hook = event.hook;
-    let paths = match source {
-        Source::Builtin => {
-            let policy = Policy::from_sources_with(builtin_sources(), &builtin_check())?;
-            let part = compile::cache::for_hook(&policy.checked, hook);
-            require_rules(&part, hook)?;
-            // The packs' regexes are compiled by this crate's tests, so a too-big regex
-            // cannot reach a release: no whole-set regex pass here.
-            let set = compile::compile(&part, opts)?;
-            return Ok((set.evaluate(event), builtin_key(opts)));
+    let (sources, key) = match source {
+        Source::Builtin => (builtin_sources(), builtin_key(opts)),
+        Source::Paths(p) => {
+            let s = read_sources(p)?;
+            let k = compile::cache::key(s.iter().map(|(p, t)| (p.as_path(), t.as_str())), opts);
+            (s, k)
         }
-        Source::Paths(p) => p,
     };
-    let sources = read_sources(paths)?;
-    let key = compile::cache::key(sources.iter().map(|(p, t)| (p.as_path(), t.as_str())), opts);
     let cache_dir = cache_dir.filter(|_| compile::cache::CACHED_HOOKS.contains(&hook));
     if let Some(dir) = cache_dir {
         let body = compile::cache::load(dir, key, hook);
@@ -248,15 +240,6 @@ pub fn decide_for_hook(
     Ok((set.evaluate(event), key))
 }
 
-/// How the hook checks the shipped packs: their regexes were validated when the binary was
-/// built and tested, so only the expiry date is live.
-fn builtin_check() -> CheckOptions {
-    CheckOptions {
-        validate_regexes: false,
-        ..CheckOptions::default()
-    }
-}
-
 /// [`LoadError::NoRules`] if `hook` is gating and no rule of `part` runs on it.
 fn require_rules(part: &CheckedPolicy, hook: Hook) -> Result<(), LoadError> {
     if GATING.contains(&hook) && !part.rules.iter().any(|r| r.hooks.contains(&hook)) {
@@ -274,6 +257,9 @@ fn expected_for(sources: &[(PathBuf, String)], hook: Hook) -> Option<compile::ca
     let mut exempts = Vec::new();
     for (path, text) in sources {
         let format = Format::of_path(path).unwrap_or(Format::Warden);
+        if format == Format::Warden && scan(text, hook, &today, &mut ids, &mut exempts) {
+            continue;
+        }
         let file = Arc::new(SourceFile {
             path: path.clone(),
             text: text.clone(),
@@ -299,6 +285,74 @@ fn expected_for(sources: &[(PathBuf, String)], hook: Hook) -> Option<compile::ca
         }
     }
     Some(compile::cache::Expected { ids, exempts })
+}
+
+/// [`expected_for`] of one file in the canonical layout `warden fmt` writes: `rule ID {`
+/// alone on its line, `on A, B` on a line of its own inside the rule, `exempt PATTERN …`
+/// starting a line and its `until DATE` ending one. Returns false (nothing added) when
+/// the file is not in that layout; the caller then parses it.
+fn scan(
+    text: &str,
+    hook: Hook,
+    today: &str,
+    ids: &mut Vec<String>,
+    exempts: &mut Vec<String>,
+) -> bool {
+    let (mut my_ids, mut my_exempts) = (Vec::new(), Vec::new());
+    let mut rule: Option<&str> = None;
+    let mut exempt: Option<(&str, bool)> = None;
+    let flush = |e: &mut Option<(&str, bool)>, out: &mut Vec<String>| {
+        if let Some((p, live)) = e.take() {
+            if live {
+                out.push(p.to_string());
+            }
+        }
+    };
+    for line in text.lines() {
+        let l = line.trim();
+        let item = ["rule ", "exempt ", "list ", "define ", "pack "]
+            .iter()
+            .any(|k| l.starts_with(k));
+        if item {
+            flush(&mut exempt, &mut my_exempts);
+            rule = None;
+        }
+        if let Some(rest) = l.strip_prefix("rule ") {
+            let Some(id) = rest.strip_suffix('{').map(str::trim) else {
+                return false;
+            };
+            if id.is_empty() || id.contains(char::is_whitespace) {
+                return false;
+            }
+            rule = Some(id);
+        } else if let Some(rest) = l.strip_prefix("exempt ") {
+            let pattern = rest.split_whitespace().next().unwrap_or("");
+            exempt = Some((pattern, true));
+        } else if let (Some(id), Some(rest)) = (rule, l.strip_prefix("on ")) {
+            if rest
+                .split('#')
+                .next()
+                .unwrap_or("")
+                .split(',')
+                .any(|e| e.trim() == hook.name())
+            {
+                my_ids.push(id.to_string());
+            }
+            rule = None;
+        } else if l == "}" {
+            rule = None;
+        }
+        if let Some((_, live)) = &mut exempt {
+            let mut words = l.rsplit(char::is_whitespace);
+            if let (Some(date), Some("until")) = (words.next(), words.next()) {
+                *live = date >= today;
+            }
+        }
+    }
+    flush(&mut exempt, &mut my_exempts);
+    ids.extend(my_ids);
+    exempts.extend(my_exempts);
+    true
 }
 
 /// The shipped packs as `(pseudo-path, text)`.
@@ -508,7 +562,10 @@ rule fs.root {
         let cache = tempfile::tempdir().unwrap();
         for home in ["/home/alice", "/home/bob", "/home/alice"] {
             for _ in 0..2 {
-                let e = event("read_file", json!({"path": format!("{home}/.aws/credentials")}));
+                let e = event(
+                    "read_file",
+                    json!({"path": format!("{home}/.aws/credentials")}),
+                );
                 let (v, _) = decide_for_hook(&src, &e, &opts(home), Some(cache.path())).unwrap();
                 assert!(blocked(&v), "{home}: {v:?}");
             }
@@ -533,7 +590,10 @@ rule fs.root {
         let key = compile::cache::key(sources.iter().map(|(p, t)| (p.as_path(), t.as_str())), &o);
         let real = {
             decide_for_hook(&src, &rm, &o, Some(cache.path())).unwrap();
-            compile::cache::load(cache.path(), key, Hook::PreToolCall).unwrap().bytes().to_vec()
+            compile::cache::load(cache.path(), key, Hook::PreToolCall)
+                .unwrap()
+                .bytes()
+                .to_vec()
         };
         // an empty rule set; and the real rules with every requirement made impossible
         // but the ids dropped; and one rule renamed
@@ -557,23 +617,74 @@ rule fs.root {
         }
     }
 
-    /// The shipped packs never read or write the disk cache: a forged snapshot under any
-    /// name cannot reach them.
+    /// The shipped packs' snapshot has the same name and content on every machine of a
+    /// release: a forged one in its place (an empty rule set) is rejected too.
     #[test]
-    fn builtin_packs_never_touch_the_cache() {
+    fn forged_builtin_snapshots_are_rejected() {
         let cache = tempfile::tempdir().unwrap();
         let o = opts("/home/u");
         let rm = event("terminal", json!({"command": "rm -rf /"}));
-        let (v, _) = decide_for_hook(&Source::Builtin, &rm, &o, Some(cache.path())).unwrap();
+        let (v, key) = decide_for_hook(&Source::Builtin, &rm, &o, Some(cache.path())).unwrap();
         assert!(blocked(&v));
-        assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+        let empty = compile::cache::encode(&CheckedPolicy::default(), Vec::new()).unwrap();
+        compile::cache::store(cache.path(), key, Hook::PreToolCall, &empty).unwrap();
+        let (v, _) = decide_for_hook(&Source::Builtin, &rm, &o, Some(cache.path())).unwrap();
+        assert!(blocked(&v), "{v:?}");
+    }
+
+    /// The line scan of the canonical layout finds what a parse finds, on every shipped
+    /// pack, for both gating hooks.
+    #[test]
+    fn the_scan_agrees_with_the_parse() {
+        let today = check::today();
+        for (path, text) in builtin_sources() {
+            for hook in GATING {
+                let (mut ids, mut ex) = (Vec::new(), Vec::new());
+                assert!(
+                    scan(&text, hook, &today, &mut ids, &mut ex),
+                    "{}",
+                    path.display()
+                );
+                let file = Arc::new(SourceFile {
+                    path: path.clone(),
+                    text: text.clone(),
+                });
+                let (tree, _) = syntax::parse_file(&file, Format::Warden);
+                let want: Vec<String> = tree
+                    .items
+                    .iter()
+                    .filter_map(|i| match i {
+                        syntax::ast::Item::Rule(r)
+                            if r.on.iter().any(|e| e.node == hook.name()) =>
+                        {
+                            Some(r.id.node.clone())
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                assert_eq!(ids, want, "{}", path.display());
+            }
+        }
+        let (mut ids, mut ex) = (Vec::new(), Vec::new());
+        let one_line = r#"rule a { on pre_tool_call when true block "x" }"#;
+        assert!(!scan(
+            one_line,
+            Hook::PreToolCall,
+            &today,
+            &mut ids,
+            &mut ex
+        ));
+        let text = "rule a.b {\n  on pre_tool_call, pre_llm_call\n}\nexempt a.*\n  because \"x\" until 2000-01-01\nexempt a.b because \"y\"\n";
+        assert!(scan(text, Hook::PreLlmCall, &today, &mut ids, &mut ex));
+        assert_eq!(
+            (ids, ex),
+            (vec!["a.b".to_string()], vec!["a.b".to_string()])
+        );
     }
 
     fn codes(text: &str) -> Vec<&'static str> {
         match Policy::from_sources(vec![("t.warden".into(), text.into())]) {
-            Err(LoadError::Invalid { diagnostics }) => {
-                diagnostics.iter().map(|d| d.code).collect()
-            }
+            Err(LoadError::Invalid { diagnostics }) => diagnostics.iter().map(|d| d.code).collect(),
             other => panic!("not refused: {other:?}"),
         }
     }
@@ -581,7 +692,9 @@ rule fs.root {
     /// Issue 15 item 3: deep nesting is a located error, never a stack overflow.
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
-        let rule = |cond: &str| format!("rule a.b {{\n on pre_tool_call\n when {cond}\n block \"x\"\n}}\n");
+        let rule = |cond: &str| {
+            format!("rule a.b {{\n on pre_tool_call\n when {cond}\n block \"x\"\n}}\n")
+        };
         let parens = format!("{}tool == \"x\"{}", "(".repeat(300), ")".repeat(300));
         assert_eq!(codes(&rule(&parens)), ["too-deep"]);
         // beyond ~1,700 levels pest itself stops with a syntax error: located, no crash
@@ -624,7 +737,15 @@ rule fs.root {
         let cache = tempfile::tempdir().unwrap();
         for dir in [None, Some(cache.path()), Some(cache.path())] {
             let e = decide_for_hook(&src, &llm, &opts("/h"), dir).unwrap_err();
-            assert!(matches!(e, LoadError::NoRules { hook: "pre_llm_call" }), "{e}");
+            assert!(
+                matches!(
+                    e,
+                    LoadError::NoRules {
+                        hook: "pre_llm_call"
+                    }
+                ),
+                "{e}"
+            );
         }
     }
 

@@ -16,6 +16,7 @@
 //!   event can reach.
 
 pub mod cache;
+pub mod fnv;
 pub mod prefilter;
 
 use crate::check::ir::{
