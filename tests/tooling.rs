@@ -653,7 +653,7 @@ fn check_sarif_describes_every_emitted_rule() {
     let shell = p(
         "shell.warden",
         "rule a.llm {\n  on pre_llm_call\n  when command rm\n  block \"x\"\n}\n\
-         rule a.mixed {\n  on pre_tool_call, pre_llm_call\n  when command rm\n  block \"x\"\n}\n",
+         rule a.mixed {\n  on pre_tool_call, transform_terminal_output\n  when command rm\n  block \"x\"\n}\n",
     );
     let deep = p(
         "deep.warden",
