@@ -14,6 +14,9 @@
 //!   sets `lazy`, which defers each hook's index and each regex to first use,
 //!   so a process that evaluates one `pre_tool_call` pays only for what that
 //!   event can reach.
+//!
+//! Over 800 lines on purpose: one lowering per IR test kind plus the lazy matchers they
+//! build; the prefilter and the cache are already their own files.
 
 pub mod cache;
 pub mod fnv;
