@@ -34,6 +34,7 @@ pub mod diag;
 pub mod eval;
 pub mod event;
 pub mod host;
+pub mod lint;
 pub mod paths;
 pub mod policy;
 pub mod redact;

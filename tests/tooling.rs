@@ -638,3 +638,60 @@ fn fmt_cli_check_mode() {
     assert_eq!(code(&o), 2);
     no_debug(&stderr(&o));
 }
+
+/// `--format sarif` describes every rule id it reports, including the ones only the
+/// checker's later passes emit (shell predicates on the wrong events, nesting bounds,
+/// a regex too big for the engine).
+#[test]
+fn check_sarif_describes_every_emitted_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let shell = p(
+        "shell.warden",
+        "rule a.llm {\n  on pre_llm_call\n  when command rm\n  block \"x\"\n}\n\
+         rule a.mixed {\n  on pre_tool_call, transform_terminal_output\n  when command rm\n  block \"x\"\n}\n",
+    );
+    let deep = p(
+        "deep.warden",
+        &format!(
+            "rule a.deep {{\n  on pre_tool_call\n  when {}tool == \"x\"{}\n  block \"x\"\n}}\n",
+            "(".repeat(500),
+            ")".repeat(500)
+        ),
+    );
+    let big = p(
+        "big.warden",
+        "rule a.big {\n  on pre_tool_call\n  when args.command matches /(\\w{500}){500}/\n  block \"x\"\n}\n",
+    );
+    let mut seen = Vec::new();
+    for f in [&shell, &deep, &big] {
+        let o = warden(&["check", "--format", "sarif", f]);
+        assert_eq!(code(&o), 1, "{f}: {}", stderr(&o));
+        let v: Value = serde_json::from_str(&stdout(&o)).expect("sarif is json");
+        let run = &v["runs"][0];
+        let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+        for r in run["results"].as_array().unwrap() {
+            let id = r["ruleId"].as_str().unwrap();
+            let rule = &rules[r["ruleIndex"].as_u64().unwrap() as usize];
+            assert_eq!(rule["id"], id);
+            let text = rule["shortDescription"]["text"].as_str().unwrap();
+            assert!(!text.is_empty(), "{id} is not described");
+            seen.push(id.to_string());
+        }
+    }
+    for want in [
+        "shell-not-on-event",
+        "shell-mixed-events",
+        "too-deep",
+        "regex-too-big",
+    ] {
+        assert!(
+            seen.iter().any(|s| s == want),
+            "{want} not emitted: {seen:?}"
+        );
+    }
+}

@@ -33,6 +33,25 @@ impl Origin {
         }
     }
 
+    /// The origin of `span` in `file`, its line found in `line_starts` (the byte offsets
+    /// at which `file`'s lines start, ascending): for callers that make many origins in
+    /// one file, where [`Origin::new`] would count lines from the start each time.
+    pub fn indexed(file: &Arc<SourceFile>, span: Span, line_starts: &[usize]) -> Origin {
+        let line = line_starts.partition_point(|&s| s <= span.start).max(1);
+        let start = line_starts.get(line - 1).copied().unwrap_or(0);
+        let end = span.start.min(file.text.len());
+        let col = file
+            .text
+            .get(start..end)
+            .map_or(1, |s| s.chars().count() + 1);
+        Origin {
+            file: file.clone(),
+            span,
+            line,
+            col,
+        }
+    }
+
     /// `path:line:col`.
     pub fn location(&self) -> String {
         format!("{}:{}:{}", self.file.path.display(), self.line, self.col)

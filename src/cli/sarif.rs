@@ -3,63 +3,13 @@
 
 use serde_json::{json, Value};
 use std::path::Path;
+use warden::diag::Code;
 use warden::{Diagnostic, Severity};
 
-/// What each diagnostic code means, for SARIF `shortDescription`.
-fn describe(code: &str) -> String {
-    let known = match code {
-        "syntax" => "The policy text does not parse",
-        "unknown-field" => "A condition reads a field that does not exist",
-        "field-not-on-event" => "A field is not available on one of the rule's events",
-        "unknown-event" => "An unknown hook event",
-        "unknown-name" => "A name that is neither a define nor a list",
-        "unknown-list" => "An unknown list name",
-        "unknown-validator" => "An unknown redaction validator",
-        "bad-regex" => "An invalid regular expression",
-        "bad-glob" => "An invalid glob pattern",
-        "bad-template" => "A malformed message template",
-        "bad-version" => "A malformed version or version requirement",
-        "bad-severity" => "An unknown severity",
-        "bad-date" => "A malformed date",
-        "bad-escape" => "An invalid escape in a string",
-        "bad-capture" => "A capture group the regex does not have",
-        "bad-modify-target" => "A modify assigns something other than an argument",
-        "type" => "A comparison between incompatible types",
-        "duplicate-rule" => "Two rules with the same id",
-        "duplicate-name" => "Two lists or defines with the same name",
-        "duplicate-pack" => "A file declares more than one pack",
-        "duplicate-entry" => "A rule entry is given twice",
-        "recursive-define" => "A define refers to itself",
-        "several-actions" => "A rule has more than one kind of action",
-        "missing-action" => "A rule has no action",
-        "missing-on" => "A rule names no event",
-        "missing-when" => "A rule has no condition",
-        "empty-message" => "A block or approve with an empty message",
-        "action-not-on-event" => "An action that one of the rule's events cannot take",
-        "placeholder-needs-llm" => "A placeholder on a rule that is not on pre_llm_call",
-        "option-needs-redact" => "A redaction option on a rule that does not redact",
-        "incompatible-pack" => "A pack requires another version of warden",
-        "exempt-unknown-rule" => "An exemption names no existing rule",
-        "exempt-needs-reason" => "An exemption without `because`",
-        "exemption-expired" => "An exemption past its `until` date",
-        "approve-without-key" => "An approval without a scope key",
-        "no-prefilter" => "A rule the literal prefilter cannot skip: evaluated on every event",
-        "unreachable-rule" => "A rule whose condition can never hold",
-        "shadowed-rule" => "A rule that an earlier, stronger-or-equal rule always overrides",
-        "broad-pattern" => "A pattern that matches every value",
-        "untested-rule" => "A rule that no policy test exercises",
-        "bad-test-file" => "A policy test file that cannot be read",
-        _ => "",
-    };
-    if known.is_empty() {
-        let mut s = code.replace('-', " ");
-        if let Some(c) = s.get(..1) {
-            s = c.to_uppercase() + &s[1..];
-        }
-        s
-    } else {
-        known.to_string()
-    }
+/// What a diagnostic code means, for SARIF `shortDescription`: the one table in
+/// [`warden::diag::Code`] (every code a diagnostic can carry is in it).
+fn describe(code: &str) -> &'static str {
+    Code::from_id(code).map_or("", Code::summary)
 }
 
 fn level(s: Severity) -> &'static str {
@@ -131,11 +81,13 @@ pub(crate) fn log(diags: &[Diagnostic]) -> Value {
     let rules: Vec<Value> = codes
         .iter()
         .map(|(code, sev)| {
+            // the table's default level, raised if this run reported it more severely
+            let sev = Code::from_id(code).map_or(*sev, |c| c.severity().max(*sev));
             json!({
                 "id": code,
                 "name": code.split('-').map(|w| { let mut c = w.chars(); c.next().map_or(String::new(), |f| f.to_uppercase().collect::<String>() + c.as_str()) }).collect::<String>(),
                 "shortDescription": { "text": describe(code) },
-                "defaultConfiguration": { "level": level(*sev) },
+                "defaultConfiguration": { "level": level(sev) },
             })
         })
         .collect();

@@ -20,6 +20,7 @@
 //! The checksum detects corruption, not tampering: whoever can write the
 //! cache directory can as well write the policy files.
 
+use super::fnv::fnv1a;
 use super::prefilter::Requirement;
 use crate::check::ir::{CheckedPolicy, Exemption, Rule};
 use crate::event::Hook;
@@ -27,47 +28,28 @@ use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const MAGIC: &str = "warden-snapshot-v4";
+const MAGIC: &str = "warden-snapshot-v5";
 
 /// Hooks whose snapshots are cached.
 pub const CACHED_HOOKS: [Hook; 2] = [Hook::PreToolCall, Hook::PreLlmCall];
 
-/// 64-bit FNV-1a as a [`std::hash::Hasher`] (also the prefilter's map hasher).
-pub(crate) struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl std::hash::Hasher for Fnv {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// 64-bit FNV-1a over `parts`, the cache's key and checksum.
-pub fn fnv1a(parts: &[&[u8]]) -> u64 {
-    use std::hash::Hasher;
-    let mut h = Fnv::default();
-    for p in parts {
-        h.write(p);
-        // Separate parts so ("ab","c") and ("a","bc") differ.
-        h.write_u8(0xff);
-    }
-    h.finish()
-}
-
-/// The cache key of a set of sources.
-pub fn key<'a>(sources: impl IntoIterator<Item = (&'a Path, &'a str)>) -> u64 {
-    let mut parts: Vec<&[u8]> = vec![env!("CARGO_PKG_VERSION").as_bytes()];
+/// The cache key of a set of sources compiled with `opts`: every input the snapshot
+/// depends on. That is the warden version (the snapshot's format and the checker's
+/// meaning), each source's path and text, and the home directory, which `~` and `$HOME`
+/// in `under` targets are expanded to when the prefilter requirements are computed.
+/// Nothing else is expanded at compile time: the event's `cwd` and every other path are
+/// resolved per event, `opts.lazy` only defers work, and today's date (exemption expiry)
+/// is verified against the sources on every hit instead (see [`Snapshot::holds`]).
+pub fn key<'a>(
+    sources: impl IntoIterator<Item = (&'a Path, &'a str)>,
+    opts: &super::CompileOptions,
+) -> u64 {
+    let home = opts.home.as_deref().unwrap_or("");
+    let mut parts: Vec<&[u8]> = vec![
+        env!("CARGO_PKG_VERSION").as_bytes(),
+        b"home",
+        home.as_bytes(),
+    ];
     let sources: Vec<(&Path, &str)> = sources.into_iter().collect();
     for (p, t) in &sources {
         parts.push(p.as_os_str().as_encoded_bytes());
@@ -93,6 +75,8 @@ pub fn default_dir() -> Option<PathBuf> {
 /// the body), their prefilter requirements (index for index), and the exemptions.
 #[derive(Serialize, Deserialize)]
 pub(crate) struct Snapshot<'a> {
+    /// The rules' ids, index for index (checked against the sources on every hit).
+    pub(crate) ids: Vec<String>,
     pub(crate) requirements: Vec<Option<Requirement>>,
     #[serde(borrow)]
     pub(crate) rules: Vec<&'a [u8]>,
@@ -100,10 +84,57 @@ pub(crate) struct Snapshot<'a> {
 }
 
 impl Snapshot<'_> {
-    /// Decode rule `i` (`None`: out of range or corrupt, which callers treat as a miss).
+    /// Decode rule `i` (`None`: out of range, corrupt, or not the rule its id says, which
+    /// callers treat as a miss).
     pub(crate) fn rule(&self, i: usize) -> Option<Rule> {
-        postcard::from_bytes(self.rules.get(i)?).ok()
+        let r: Rule = postcard::from_bytes(self.rules.get(i)?).ok()?;
+        (self.ids.get(i) == Some(&r.id)).then_some(r)
     }
+
+    /// True if the snapshot holds exactly what the sources define for its hook: the same
+    /// rule ids in the same order (so none is missing, added or renamed), and the same live
+    /// exemptions, in order. The checksum in the header only catches corruption; this is
+    /// what makes a hand-made snapshot (an empty one, say) a miss.
+    pub fn holds(&self, expected: &Expected) -> bool {
+        if self.ids != expected.ids {
+            return false;
+        }
+        let want = expected.exempts.iter().filter_map(|written| {
+            let (pattern, is_prefix) = match written.as_str() {
+                "*" => ("", true),
+                p => match p.strip_suffix('*') {
+                    Some(prefix) => (prefix, true),
+                    None => (p, false),
+                },
+            };
+            let covers = |id: &String| {
+                if is_prefix {
+                    id.starts_with(pattern)
+                } else {
+                    id == pattern
+                }
+            };
+            expected
+                .ids
+                .iter()
+                .any(covers)
+                .then_some((pattern, is_prefix))
+        });
+        want.eq(self
+            .exemptions
+            .iter()
+            .map(|e| (e.pattern.as_str(), e.is_prefix)))
+    }
+}
+
+/// What the sources define for one hook, read from their parse: the rules that run on it
+/// (ids, in order) and the exemptions live today (as written: `id`, `prefix.*` or `*`).
+#[derive(Debug, Default)]
+pub struct Expected {
+    /// Ids of the rules whose `on` names the hook, in load order.
+    pub ids: Vec<String>,
+    /// Exemption patterns not expired, in load order.
+    pub exempts: Vec<String>,
 }
 
 /// The snapshot body of a hook's policy part and its rules' requirements.
@@ -117,6 +148,7 @@ pub(crate) fn encode(
         .map(postcard::to_stdvec)
         .collect::<Result<Vec<_>, _>>()?;
     postcard::to_stdvec(&Snapshot {
+        ids: part.rules.iter().map(|r| r.id.clone()).collect(),
         requirements,
         rules: rules.iter().map(Vec::as_slice).collect(),
         exemptions: part.exemptions.clone(),
@@ -126,7 +158,8 @@ pub(crate) fn encode(
 /// Read a snapshot body (`load`'s output); `None` if it does not parse.
 pub(crate) fn decode(body: &[u8]) -> Option<Snapshot<'_>> {
     let snap: Snapshot = postcard::from_bytes(body).ok()?;
-    (snap.rules.len() == snap.requirements.len()).then_some(snap)
+    (snap.rules.len() == snap.requirements.len() && snap.ids.len() == snap.rules.len())
+        .then_some(snap)
 }
 
 fn file_name(key: u64, hook: Hook) -> String {
@@ -334,6 +367,10 @@ mod tests {
     #[test]
     fn keys_separate_parts() {
         assert_ne!(fnv1a(&[b"ab", b"c"]), fnv1a(&[b"a", b"bc"]));
-        assert_ne!(key([(Path::new("a"), "x")]), key([(Path::new("a"), "y")]));
+        let o = crate::CompileOptions::default();
+        assert_ne!(
+            key([(Path::new("a"), "x")], &o),
+            key([(Path::new("a"), "y")], &o)
+        );
     }
 }

@@ -14,8 +14,12 @@
 //!   sets `lazy`, which defers each hook's index and each regex to first use,
 //!   so a process that evaluates one `pre_tool_call` pays only for what that
 //!   event can reach.
+//!
+//! Over 800 lines on purpose: one lowering per IR test kind plus the lazy matchers they
+//! build; the prefilter and the cache are already their own files.
 
 pub mod cache;
+pub mod fnv;
 pub mod prefilter;
 
 use crate::check::ir::{
@@ -650,7 +654,7 @@ pub(crate) fn compile_for_event(
         while word != 0 {
             let i = w * 64 + word.trailing_zeros() as usize;
             word &= word - 1;
-            let r = snap.rule(i)?;
+            let r = snap.rule(i).filter(|r| r.hooks.contains(&hook))?;
             let exempt = exemptions_of(&r.id, &snap.exemptions);
             set.rules[i] = b.rule(r, exempt, &mut set.redact_rules).ok()?;
         }

@@ -19,7 +19,7 @@ use std::collections::HashMap as StdHashMap;
 /// The index's maps. Their keys are policy literals (trusted input: lookups with event
 /// values never insert), so a fast non-keyed hash suits them; SipHash showed up as a
 /// tenth of a hook call's index building.
-type HashMap<K, V> = StdHashMap<K, V, std::hash::BuildHasherDefault<super::cache::Fnv>>;
+type HashMap<K, V> = StdHashMap<K, V, std::hash::BuildHasherDefault<super::fnv::Fnv>>;
 
 /// Above this many (literal, text position) pairs a field's value is searched with the
 /// automaton; below it, each literal is looked for directly (a hook sees one short command

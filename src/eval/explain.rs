@@ -8,6 +8,9 @@
 //! runs, without short-circuiting so every sub-term gets a value, and then
 //! calls the evaluator itself for the verdict, so an explanation can never
 //! disagree with `warden eval`.
+//!
+//! Over 800 lines on purpose: it mirrors `eval` node for node (so an explanation cannot
+//! disagree with a verdict; its test checks that) and says why for every kind of test.
 
 use super::values::{for_each_value, Val};
 use super::{shell_test, test_value, Decision, Run, Verdict};

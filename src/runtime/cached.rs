@@ -35,11 +35,23 @@ impl Decision {
 }
 
 /// Decide one event the way `warden hook` does: through the compiled-policy cache
-/// in `cache_dir` (none: no cache). On a hit this skips parsing and checking, and decodes
-/// and compiles only the rules the prefilter admits for `event`; on a miss it loads the
-/// whole set (so every error is still reported and an invalid policy is never cached),
-/// then writes the snapshot. Returns the verdict, the policy's cache key (a digest of
-/// the sources) and the message to log (see [`super::logged_message`]).
+/// in `cache_dir` (none: no cache), keyed by every input the compiled form depends on
+/// ([`compile::cache::key`]).
+///
+/// A snapshot is trusted only if it holds exactly the rules and exemptions the sources
+/// define for this hook: the sources (the embedded packs, or the files) are scanned again
+/// for their rule headers, `on` lines and exemptions (a line scan of the canonical
+/// `warden fmt` layout, microseconds; other layouts and the YAML/JSON forms are parsed),
+/// and the ids (count, order) and live exemptions must match; every rule decoded for the
+/// event must carry the id its index names and run on the hook. A hand-made snapshot (an
+/// empty rule set written by the agent into `~/.cache/warden`) is therefore a miss. On a
+/// hit only the rules the prefilter admits for `event` are decoded and compiled; on a
+/// miss or any mismatch the whole set is loaded (so every error is still reported and an
+/// invalid policy is never cached) and the snapshot rewritten.
+///
+/// A gating event no rule of the set runs on is [`LoadError::NoRules`].
+/// Returns the verdict, the policy's cache key and the message to log (see
+/// [`super::logged_message`]).
 pub fn decide(
     source: &Source,
     event: &Event,
@@ -47,35 +59,26 @@ pub fn decide(
     cache_dir: Option<&Path>,
 ) -> Result<Decision, LoadError> {
     let hook = event.hook;
-    let key = match source {
-        Source::Builtin => Some(policy::builtin_key()),
-        Source::Paths(_) => None,
-    };
-    // Builtin packs need no reading to know their key; files must be read and hashed.
-    let (sources, key) = match key {
-        Some(k) => (None, k),
-        None => {
-            let (s, k) = source.read()?;
-            (Some(s), k)
-        }
-    };
+    let (sources, key) = source.read(opts)?;
     let cache_dir = cache_dir.filter(|_| compile::cache::CACHED_HOOKS.contains(&hook));
     if let Some(dir) = cache_dir {
         let body = compile::cache::load(dir, key, hook);
-        let set = body
+        let snap = body
             .as_ref()
             .and_then(|b| compile::cache::decode(b.bytes()))
-            .and_then(|snap| compile::compile_for_event(snap, event, opts));
-        if let Some(set) = set {
-            return Ok(Decision::of(&set, event, key));
+            .filter(|s| policy::expected_for(&sources, hook).is_some_and(|e| s.holds(&e)));
+        if let Some(snap) = snap {
+            if snap.ids.is_empty() {
+                return Err(LoadError::NoRules { hook: hook.name() });
+            }
+            if let Some(set) = compile::compile_for_event(snap, event, opts) {
+                return Ok(Decision::of(&set, event, key));
+            }
         }
     }
-    let sources = match sources {
-        Some(s) => s,
-        None => source.read()?.0,
-    };
     let policy = Policy::from_sources(sources)?;
     let part = compile::cache::for_hook(&policy.checked, hook);
+    policy::require_rules(&part, hook)?;
     let set = compile::compile(&part, opts)?;
     // A regex the engine refuses (size limits) could only never match: an
     // error, so the hook fails closed, and such a policy is never cached.
@@ -93,11 +96,23 @@ pub fn decide(
     Ok(Decision::of(&set, event, key))
 }
 
+/// The verdict and key of [`decide`] (the shape the tests were written for).
+#[cfg(test)]
+fn decide_for_hook(
+    source: &Source,
+    event: &Event,
+    opts: &CompileOptions,
+    cache_dir: Option<&Path>,
+) -> Result<(Verdict, u64), LoadError> {
+    decide(source, event, opts, cache_dir).map(|d| (d.verdict, d.key))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compile;
+    use crate::policy::BUILTIN_PACKS;
     use serde_json::json;
+    use std::path::PathBuf;
 
     /// The cached hook path decodes and compiles only the rules the prefilter admits for
     /// its event; it must decide every event exactly as the whole policy does.
@@ -110,6 +125,13 @@ mod tests {
         let whole = compile::compile(&Policy::builtin().unwrap().checked, &opts).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let root = env!("CARGO_MANIFEST_DIR");
+        // The shipped packs as policy files: the built-in source never uses the cache.
+        let packs = Source::Paths(
+            BUILTIN_PACKS
+                .iter()
+                .map(|(n, _)| PathBuf::from(format!("{root}/policies/{n}")))
+                .collect(),
+        );
         let mut payloads = Vec::new();
         for f in ["commands.tsv", "commands-heldout.tsv"] {
             let text = std::fs::read_to_string(format!("{root}/tests/corpora/{f}")).unwrap();
@@ -139,9 +161,7 @@ mod tests {
             let want = whole.evaluate(&event);
             // first call fills the cache (whole part), the second decides from it
             for _ in 0..2 {
-                let got = decide(&Source::Builtin, &event, &opts, Some(dir.path()))
-                    .unwrap()
-                    .verdict;
+                let (got, _) = decide_for_hook(&packs, &event, &opts, Some(dir.path())).unwrap();
                 assert_eq!(got, want, "{p}");
             }
             blocked += usize::from(!matches!(want.decision, crate::Decision::Allow));
@@ -150,5 +170,263 @@ mod tests {
             blocked > 200,
             "the corpus should exercise blocking rules: {blocked}"
         );
+    }
+}
+
+#[cfg(test)]
+mod hardening {
+    use super::*;
+    use crate::check::{self, ir::CheckedPolicy};
+    use crate::diag::SourceFile;
+    use crate::policy::*;
+    use crate::syntax::{self, Format};
+    use crate::{Decision, Hook};
+    use serde_json::json;
+    use std::sync::Arc;
+
+    fn event(tool: &str, args: serde_json::Value) -> crate::Event {
+        crate::host::hermes::parse_event(&json!({
+            "hook_event_name": "pre_tool_call", "tool_name": tool, "tool_input": args,
+            "cwd": "/work"
+        }))
+        .unwrap()
+    }
+
+    fn opts(home: &str) -> CompileOptions {
+        CompileOptions {
+            lazy: true,
+            home: Some(home.into()),
+        }
+    }
+
+    fn blocked(v: &crate::Verdict) -> bool {
+        matches!(v.decision, Decision::Block { .. })
+    }
+
+    const AWS: &str = r#"rule files.aws {
+  on pre_tool_call
+  when tool == "read_file" and path(args.path) under ["~/.aws"]
+  block "no"
+}
+rule fs.root {
+  on pre_tool_call
+  when tool == "terminal" and args.command contains "rm -rf /"
+  block "no"
+}
+"#;
+
+    fn policy_dir(text: &str) -> (tempfile::TempDir, Source) {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("p.warden"), text).unwrap();
+        let s = Source::Paths(vec![d.path().to_path_buf()]);
+        (d, s)
+    }
+
+    /// Issue 11 item 1: `~` is expanded when the prefilter requirements are computed, so a
+    /// snapshot made under one home must never be used under another.
+    #[test]
+    fn one_cache_dir_two_homes() {
+        let (_d, src) = policy_dir(AWS);
+        let cache = tempfile::tempdir().unwrap();
+        for home in ["/home/alice", "/home/bob", "/home/alice"] {
+            for _ in 0..2 {
+                let e = event(
+                    "read_file",
+                    json!({"path": format!("{home}/.aws/credentials")}),
+                );
+                let (v, _) = decide_for_hook(&src, &e, &opts(home), Some(cache.path())).unwrap();
+                assert!(blocked(&v), "{home}: {v:?}");
+            }
+        }
+        let snaps = std::fs::read_dir(cache.path()).unwrap().count();
+        assert_eq!(snaps, 2, "one snapshot per home");
+    }
+
+    /// Issue 15 item 1(a): a snapshot written by hand into the cache directory (right
+    /// name, valid header and checksum) is not trusted unless it holds exactly the rules of
+    /// the sources; `rm -rf /` still blocks, and the snapshot is rebuilt.
+    #[test]
+    fn forged_snapshots_are_rejected() {
+        let (_d, src) = policy_dir(AWS);
+        let cache = tempfile::tempdir().unwrap();
+        let o = opts("/home/u");
+        let rm = event("terminal", json!({"command": "rm -rf /"}));
+        let sources = match &src {
+            Source::Paths(p) => read_sources(p).unwrap(),
+            Source::Builtin => unreachable!(),
+        };
+        let key = compile::cache::key(sources.iter().map(|(p, t)| (p.as_path(), t.as_str())), &o);
+        let real = {
+            decide_for_hook(&src, &rm, &o, Some(cache.path())).unwrap();
+            compile::cache::load(cache.path(), key, Hook::PreToolCall)
+                .unwrap()
+                .bytes()
+                .to_vec()
+        };
+        // an empty rule set; and the real rules with every requirement made impossible
+        // but the ids dropped; and one rule renamed
+        let policy = Policy::from_sources(sources.clone()).unwrap();
+        let part = compile::cache::for_hook(&policy.checked, Hook::PreToolCall);
+        let mut renamed = part.clone();
+        renamed.rules[1].id = "fs.other".into();
+        let mut fewer = part.clone();
+        fewer.rules.truncate(1);
+        let forgeries = [
+            compile::cache::encode(&CheckedPolicy::default(), Vec::new()).unwrap(),
+            compile::cache::encode(&fewer, vec![None]).unwrap(),
+            compile::cache::encode(&renamed, vec![None, None]).unwrap(),
+        ];
+        for forged in forgeries {
+            compile::cache::store(cache.path(), key, Hook::PreToolCall, &forged).unwrap();
+            let (v, _) = decide_for_hook(&src, &rm, &o, Some(cache.path())).unwrap();
+            assert!(blocked(&v), "{v:?}");
+            let now = compile::cache::load(cache.path(), key, Hook::PreToolCall).unwrap();
+            assert_eq!(now.bytes(), real.as_slice(), "the forgery is replaced");
+        }
+    }
+
+    /// The shipped packs' snapshot has the same name and content on every machine of a
+    /// release: a forged one in its place (an empty rule set) is rejected too.
+    #[test]
+    fn forged_builtin_snapshots_are_rejected() {
+        let cache = tempfile::tempdir().unwrap();
+        let o = opts("/home/u");
+        let rm = event("terminal", json!({"command": "rm -rf /"}));
+        let (v, key) = decide_for_hook(&Source::Builtin, &rm, &o, Some(cache.path())).unwrap();
+        assert!(blocked(&v));
+        let empty = compile::cache::encode(&CheckedPolicy::default(), Vec::new()).unwrap();
+        compile::cache::store(cache.path(), key, Hook::PreToolCall, &empty).unwrap();
+        let (v, _) = decide_for_hook(&Source::Builtin, &rm, &o, Some(cache.path())).unwrap();
+        assert!(blocked(&v), "{v:?}");
+    }
+
+    /// The line scan of the canonical layout finds what a parse finds, on every shipped
+    /// pack, for both gating hooks.
+    #[test]
+    fn the_scan_agrees_with_the_parse() {
+        let today = check::today();
+        for (path, text) in builtin_sources() {
+            for hook in GATING {
+                let (mut ids, mut ex) = (Vec::new(), Vec::new());
+                assert!(
+                    scan(&text, hook, &today, &mut ids, &mut ex),
+                    "{}",
+                    path.display()
+                );
+                let file = Arc::new(SourceFile {
+                    path: path.clone(),
+                    text: text.clone(),
+                });
+                let (tree, _) = syntax::parse_file(&file, Format::Warden);
+                let want: Vec<String> = tree
+                    .items
+                    .iter()
+                    .filter_map(|i| match i {
+                        syntax::ast::Item::Rule(r)
+                            if r.on.iter().any(|e| e.node == hook.name()) =>
+                        {
+                            Some(r.id.node.clone())
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                assert_eq!(ids, want, "{}", path.display());
+            }
+        }
+        let (mut ids, mut ex) = (Vec::new(), Vec::new());
+        let one_line = r#"rule a { on pre_tool_call when true block "x" }"#;
+        assert!(!scan(
+            one_line,
+            Hook::PreToolCall,
+            &today,
+            &mut ids,
+            &mut ex
+        ));
+        let text = "rule a.b {\n  on pre_tool_call, pre_llm_call\n}\nexempt a.*\n  because \"x\" until 2000-01-01\nexempt a.b because \"y\"\n";
+        assert!(scan(text, Hook::PreLlmCall, &today, &mut ids, &mut ex));
+        assert_eq!(
+            (ids, ex),
+            (vec!["a.b".to_string()], vec!["a.b".to_string()])
+        );
+    }
+
+    fn codes(text: &str) -> Vec<&'static str> {
+        match Policy::from_sources(vec![("t.warden".into(), text.into())]) {
+            Err(LoadError::Invalid { diagnostics }) => diagnostics.iter().map(|d| d.code).collect(),
+            other => panic!("not refused: {other:?}"),
+        }
+    }
+
+    /// Issue 15 item 3: deep nesting is a located error, never a stack overflow.
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let rule = |cond: &str| {
+            format!("rule a.b {{\n on pre_tool_call\n when {cond}\n block \"x\"\n}}\n")
+        };
+        let parens = format!("{}tool == \"x\"{}", "(".repeat(300), ")".repeat(300));
+        assert_eq!(codes(&rule(&parens)), ["too-deep"]);
+        // beyond ~1,700 levels pest itself stops with a syntax error: located, no crash
+        for n in [1_700, 20_000] {
+            let parens = format!("{}tool == \"x\"{}", "(".repeat(n), ")".repeat(n));
+            let c = codes(&rule(&parens));
+            assert!(c == ["too-deep"] || c == ["syntax"], "{n}: {c:?}");
+        }
+        let nots = format!("{}tool == \"x\"", "not ".repeat(100_000));
+        assert_eq!(codes(&rule(&nots)), ["too-deep"]);
+        let mut chain = String::from("define d0 = tool == \"x\"\n");
+        for i in 1..10_000 {
+            chain.push_str(&format!("define d{i} = d{}\n", i - 1));
+        }
+        chain.push_str(&rule("d9999"));
+        assert_eq!(codes(&chain), ["too-deep"]);
+        let mut doubling = String::from("define e0 = tool == \"x\"\n");
+        for i in 1..40 {
+            doubling.push_str(&format!("define e{i} = e{} and e{}\n", i - 1, i - 1));
+        }
+        doubling.push_str(&rule("e39"));
+        assert_eq!(codes(&doubling), ["too-deep"]);
+        // written policies stay far below the bounds
+        let fine = format!("{}tool == \"x\"{}", "(".repeat(40), ")".repeat(40));
+        assert!(Policy::from_sources(vec![("t.warden".into(), rule(&fine))]).is_ok());
+    }
+
+    /// Issue 15 item 4: an empty or comment-only set is an error, and a gating event no
+    /// rule runs on fails closed.
+    #[test]
+    fn empty_policies_and_uncovered_events_are_refused() {
+        assert_eq!(codes(""), ["empty-policy"]);
+        assert_eq!(codes("# nothing here\n"), ["empty-policy"]);
+        assert_eq!(codes("list l = [\"a\"]\n"), ["empty-policy"]);
+        let (_d, src) = policy_dir(AWS);
+        let llm = crate::host::hermes::parse_event(&json!({
+            "hook_event_name": "pre_llm_call", "user_message": "hi"
+        }))
+        .unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        for dir in [None, Some(cache.path()), Some(cache.path())] {
+            let e = decide_for_hook(&src, &llm, &opts("/h"), dir).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    LoadError::NoRules {
+                        hook: "pre_llm_call"
+                    }
+                ),
+                "{e}"
+            );
+        }
+    }
+
+    /// Issue 15 item 8: a directory symlink loop is reported, not walked forever.
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loops_are_reported() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("p.warden"), AWS).unwrap();
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        std::os::unix::fs::symlink(d.path(), d.path().join("sub").join("back")).unwrap();
+        let e = read_sources(&[d.path()]).unwrap_err();
+        assert!(matches!(e, LoadError::Loop { .. }), "{e}");
+        assert!(e.to_string().contains("symlink loop"), "{e}");
     }
 }

@@ -38,7 +38,7 @@ pub struct Loaded {
 impl Loaded {
     /// Load, check and compile the whole policy `source` names.
     pub fn load(source: &Source, opts: &CompileOptions) -> Result<Loaded, LoadError> {
-        let (sources, hash) = source.read()?;
+        let (sources, hash) = source.read(opts)?;
         let policy = Policy::from_sources(sources)?;
         let set = policy.compile_with(opts)?;
         Ok(Loaded { set, hash })

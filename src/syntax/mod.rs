@@ -4,7 +4,7 @@ pub mod ast;
 pub mod parser;
 pub mod print;
 
-use crate::diag::{Diagnostic, SourceFile, Span};
+use crate::diag::{Code, Diagnostic, SourceFile, Span};
 use std::sync::Arc;
 
 /// Parse a regex (flags inlined) into its syntax tree, in the mode policy
@@ -102,7 +102,7 @@ fn data_result(
         Ok(f) => (f, Vec::new()),
         Err((off, msg)) => {
             let d = Diagnostic::error(
-                "syntax",
+                Code::Syntax,
                 file,
                 Span::new(off, off + 1),
                 format!("not a valid policy document: {msg}"),

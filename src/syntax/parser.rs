@@ -3,9 +3,12 @@
 //! A syntax error does not stop the parse: the parser records it, skips to the
 //! next line that starts a top-level item (`rule`, `list`, …) and goes on, so
 //! one run reports every broken item in a file.
+//!
+//! Over 800 lines on purpose: one builder per grammar rule (about 60), its error recovery
+//! and the words for pest's rule names belong together; its tests are a third of it.
 
 use super::ast::*;
-use crate::diag::{Diagnostic, SourceFile, Span};
+use crate::diag::{Code, Diagnostic, SourceFile, Span};
 use pest::iterators::Pair;
 use pest::Parser;
 use std::sync::Arc;
@@ -33,6 +36,22 @@ pub fn parse(file: &Arc<SourceFile>) -> (PolicyFile, Vec<Diagnostic>) {
         let rest = &text[offset..];
         match PolicyParser::parse(Rule::file, rest) {
             Ok(mut pairs) => {
+                // The tree builder, the checker and every later stage recurse over
+                // conditions: refuse absurd nesting here, with a located error.
+                if let Some((at, depth)) = too_deep(pairs.clone()) {
+                    let at = offset + at;
+                    diags.push(
+                        Diagnostic::error(
+                            Code::TooDeep,
+                            file,
+                            Span::new(at, at + 1),
+                            format!("this condition is nested {depth} levels deep; the limit is {MAX_DEPTH}"),
+                        )
+                        .with_label("too deeply nested")
+                        .with_help("split it into named conditions (`define`) of a few levels each"),
+                    );
+                    break;
+                }
                 let b = Builder {
                     file,
                     offset,
@@ -46,7 +65,7 @@ pub fn parse(file: &Arc<SourceFile>) -> (PolicyFile, Vec<Diagnostic>) {
                 let at = offset + pos;
                 let end = token_end(text, at);
                 diags.push(
-                    Diagnostic::error("syntax", file, Span::new(at, end), message)
+                    Diagnostic::error(Code::Syntax, file, Span::new(at, end), message)
                         .with_label("here")
                         .with_help_opt(help),
                 );
@@ -72,6 +91,42 @@ pub fn parse(file: &Arc<SourceFile>) -> (PolicyFile, Vec<Diagnostic>) {
         }
     }
     (out, diags)
+}
+
+/// The deepest a condition may nest (parentheses, `not`s and `replace(…)` calls
+/// together). Written policies stay far below it; the stages after parsing recurse
+/// over conditions, so without a bound a hostile file could overflow the stack.
+pub const MAX_DEPTH: usize = 100;
+
+/// The first place (offset, depth) where a parse nests deeper than [`MAX_DEPTH`].
+/// Iterative over pest's flat token queue, so it cannot overflow itself.
+fn too_deep(pairs: pest::iterators::Pairs<Rule>) -> Option<(usize, usize)> {
+    // ends of the open nesting pairs, each with the depth it adds
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    let mut depth = 0;
+    for p in pairs.flatten() {
+        let span = p.as_span();
+        while open.last().is_some_and(|&(end, _)| end <= span.start()) {
+            depth -= open.pop().map_or(0, |(_, d)| d);
+        }
+        let add = match p.as_rule() {
+            Rule::condition | Rule::replace_call | Rule::not_op => 1,
+            Rule::unary => 0,
+            _ => continue,
+        };
+        // a `not` applies to the rest of its `unary` (the pair just before it)
+        let end = if p.as_rule() == Rule::not_op {
+            open.last().map_or(span.end(), |&(end, _)| end)
+        } else {
+            span.end()
+        };
+        depth += add;
+        if depth > MAX_DEPTH {
+            return Some((span.start(), depth));
+        }
+        open.push((end, add));
+    }
+    None
 }
 
 const ITEM_KEYWORDS: [&str; 5] = ["rule", "list", "define", "exempt", "pack"];
@@ -328,7 +383,7 @@ impl Builder<'_> {
 
     fn error(&mut self, span: Span, msg: String) {
         self.diags
-            .push(Diagnostic::error("syntax", self.file, span, msg).with_label("here"));
+            .push(Diagnostic::error(Code::Syntax, self.file, span, msg).with_label("here"));
     }
 
     fn file(mut self, p: Pair<Rule>, items: &mut Vec<Item>) {
@@ -538,7 +593,7 @@ impl Builder<'_> {
         if slot.is_some() {
             self.diags.push(
                 Diagnostic::error(
-                    "duplicate-entry",
+                    Code::DuplicateEntry,
                     self.file,
                     span,
                     format!("`{what}` is given twice in this rule"),
@@ -834,7 +889,7 @@ impl Builder<'_> {
                 Some((j, other)) => {
                     let span = Span::new(base + i, base + j + other.len_utf8());
                     self.diags.push(
-                        Diagnostic::error("bad-escape", self.file, span, format!("unknown escape `\\{other}` in a string"))
+                        Diagnostic::error(Code::BadEscape, self.file, span, format!("unknown escape `\\{other}` in a string"))
                             .with_label("here")
                             .with_help("strings know \\n, \\t, \\r, \\0, \\\" and \\\\; write \\\\ for a backslash"),
                     );

@@ -429,7 +429,7 @@ def test_fail_closed_on_missing_policy(hermes, sandbox, warden_bin):
                                       ["--policy", POLICY, "--deadline", "abc"]],
                          ids=["misspelt-flag", "bad-host", "bad-deadline"])
 def test_fail_closed_on_bad_hook_arguments(hermes, sandbox, warden_bin, bad_args):
-    """A typo in the configured hook command is an error on pre_tool_call too (SPEC.md: "any error on
+    """A typo in the configured hook command is an error on pre_tool_call too (the README's fail-closed promise: "any error on
     pre_tool_call -> block JSON naming the cause, exit 2"). 0.19.0 ignores exit codes, so a usage error
     that only prints to stderr leaves stdout empty -> Hermes allows the call (fails open)."""
     m = marker(sandbox)
