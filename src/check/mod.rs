@@ -15,7 +15,15 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Validator names a redaction rule may use.
-pub const VALIDATORS: [&str; 5] = ["luhn", "iban", "ssn", "github_crc32", "jwt"];
+pub const VALIDATORS: [&str; 7] = [
+    "luhn",
+    "iban",
+    "ssn",
+    "github_crc32",
+    "jwt",
+    "secret_value",
+    "high_entropy",
+];
 const SEVERITIES: [&str; 5] = ["info", "low", "medium", "high", "critical"];
 const DEFAULT_SEVERITY: &str = "medium";
 

@@ -64,7 +64,8 @@ pub struct DetectorSpec {
     pub replacement: Replacement,
     /// The detector regex (flags inlined).
     pub regex: String,
-    /// Capture group holding the secret (`None`: the whole match).
+    /// Capture group holding the secret (`None`: the whole match). When that group did not
+    /// take part in a match, the first later group that did holds the secret.
     pub capture: Option<usize>,
     /// Anchor literals; empty: extracted from the regex.
     pub keywords: Vec<String>,
@@ -940,7 +941,9 @@ impl Redactor {
                         None => break,
                         Some(caps) => {
                             let m = caps.get(0).unwrap();
-                            match caps.get(g) {
+                            // the capture group, or the first later group that took part
+                            // (`"(…)"|'(…)'|(…)`: one secret, several quotings)
+                            match (g..caps.len()).find_map(|i| caps.get(i)) {
                                 Some(s) => (m.start(), m.end(), s.start(), s.end()),
                                 None => (m.start(), m.end(), m.end(), m.end()),
                             }

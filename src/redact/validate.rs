@@ -24,6 +24,17 @@ pub enum Validator {
     /// JWT / JWS compact form: three base64url parts (third may be empty), the header
     /// decodes to a JSON object that has an `"alg"` member.
     Jwt,
+    /// Value of a generic credential assignment (`password = …`, `*_secret: …`): rejected if
+    /// it is a look-alike — a placeholder (`${VAR}`, `<your-key>`, `{{ … }}`, `XXXX`, `****`,
+    /// `changeme`, `example`, `insert_key_here`, `sk-...`), a URL, a path or file name, a code
+    /// expression (`X25519.secret_length`, `get_token(user)`, `os.environ[…]`), an
+    /// identifier (`user_password_hash`, `tokenCount`), a bare word or small number, or text
+    /// of very low entropy. Quoted pass-phrases with spaces pass.
+    SecretValue,
+    /// [`SecretValue`](Validator::SecretValue) and random-looking: at least 16 characters, at
+    /// least two of lower / upper / digit, entropy ≥ 3.3 bits per character. For key names
+    /// that are only weakly credential-like (`*_key`, `*_id`-free `key =`).
+    HighEntropy,
 }
 
 impl Validator {
@@ -35,6 +46,8 @@ impl Validator {
             "ssn" => Validator::Ssn,
             "github_crc32" | "github" | "crc32" => Validator::GithubCrc32,
             "jwt" => Validator::Jwt,
+            "secret_value" => Validator::SecretValue,
+            "high_entropy" => Validator::HighEntropy,
             _ => return None,
         })
     }
@@ -47,6 +60,8 @@ impl Validator {
             Validator::Ssn => "ssn",
             Validator::GithubCrc32 => "github_crc32",
             Validator::Jwt => "jwt",
+            Validator::SecretValue => "secret_value",
+            Validator::HighEntropy => "high_entropy",
         }
     }
 
@@ -58,8 +73,143 @@ impl Validator {
             Validator::Ssn => ssn_ok(s),
             Validator::GithubCrc32 => github_crc32_ok(s),
             Validator::Jwt => jwt_ok(s),
+            Validator::SecretValue => secret_value_ok(s),
+            Validator::HighEntropy => high_entropy_ok(s),
         }
     }
+}
+
+const PLACEHOLDER_WORDS: &[&str] = &[
+    "example",
+    "changeme",
+    "change_me",
+    "change-me",
+    "placeholder",
+    "your_",
+    "your-",
+    "yourkey",
+    "yourtoken",
+    "yoursecret",
+    "yourpassword",
+    "insert",
+    "replace",
+    "dummy",
+    "redacted",
+    "xxxx",
+    "todo",
+    "fixme",
+    "<",
+    "${",
+    "{{",
+    "$(",
+    "...",
+    "…",
+];
+const BARE_WORDS: &[&str] = &[
+    "password", "passwd", "secret", "token", "none", "null", "nil", "true", "false", "undefined",
+    "string", "str", "int", "bool", "test", "testing", "required", "optional", "empty", "hidden",
+    "masked", "default", "value", "bearer", "basic", "public", "private", "sample", "admin",
+];
+const FILE_EXT: &[&str] = &[
+    "cer", "crt", "pem", "key", "json", "yaml", "yml", "txt", "p12", "pfx", "jks", "der", "csr",
+    "pub", "env", "cfg", "conf", "ini", "xml", "properties", "toml", "log", "gpg", "asc", "keystore",
+    "py", "js", "ts", "rb", "go", "rs", "java", "sh", "php",
+];
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// See [`Validator::SecretValue`].
+pub fn secret_value_ok(s: &[u8]) -> bool {
+    let v = match std::str::from_utf8(s) {
+        Ok(v) => v.trim_matches(|c: char| c == '"' || c == '\'' || c == '`' || c.is_whitespace()),
+        Err(_) => return true,
+    };
+    if v.len() < 4 {
+        return false;
+    }
+    let lower = v.to_ascii_lowercase();
+    if PLACEHOLDER_WORDS.iter().any(|w| lower.contains(w)) || lower.ends_with("here") {
+        return false;
+    }
+    if BARE_WORDS.contains(&lower.as_str()) {
+        return false;
+    }
+    let b = v.as_bytes();
+    // one repeated character, or only mask characters
+    if b.iter().all(|&c| c == b[0]) || b.iter().all(|c| b"*#.-_xX0 ".contains(c)) {
+        return false;
+    }
+    // $VAR, %VAR%, %(name)s, :name, @name
+    if (b[0] == b'$' || b[0] == b'%' || b[0] == b':' || b[0] == b'@')
+        && b[1..].iter().all(|&c| is_ident_byte(c) || c == b'%' || c == b'(' || c == b')')
+    {
+        return false;
+    }
+    if v.contains("://") || v.starts_with('/') || v.starts_with("./") || v.starts_with("~/") {
+        return false;
+    }
+    // file names
+    if let Some((stem, ext)) = v.rsplit_once('.') {
+        if FILE_EXT.contains(&ext.to_ascii_lowercase().as_str())
+            && !stem.is_empty()
+            && stem.bytes().all(|c| is_ident_byte(c) || c == b'-' || c == b'.' || c == b'/')
+        {
+            return false;
+        }
+    }
+    // code: calls, indexing, dotted identifiers with short parts (`settings.SECRET_KEY`)
+    if v.contains('(') || v.ends_with(']') || v.contains("->") || v.contains("::") {
+        return false;
+    }
+    let dotted: Vec<&str> = v.split('.').collect();
+    if dotted.len() >= 2
+        && dotted.iter().all(|p| {
+            !p.is_empty()
+                && p.len() < 24
+                && p.bytes().all(is_ident_byte)
+                && !p.as_bytes()[0].is_ascii_digit()
+        })
+    {
+        return false;
+    }
+    let has_space = b.contains(&b' ');
+    if !has_space {
+        // identifiers: snake_case / kebab words, camelCase words, without digits
+        let digits = b.iter().any(u8::is_ascii_digit);
+        let words_only = b.iter().all(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'-');
+        if words_only && !digits {
+            let lowers = b.iter().filter(|c| c.is_ascii_lowercase()).count();
+            let uppers = b.iter().filter(|c| c.is_ascii_uppercase()).count();
+            let seps = b.iter().filter(|&&c| c == b'_' || c == b'-').count();
+            // user_password_hash, tokenCount, MAX_TOKENS, Bearer
+            if seps > 0 || uppers <= 1 + lowers / 4 || lowers == 0 {
+                return false;
+            }
+        }
+        // small numbers
+        if b.iter().all(u8::is_ascii_digit) && b.len() < 8 {
+            return false;
+        }
+        shannon_entropy(b) >= 2.5
+    } else {
+        // a quoted pass-phrase: several characters, some variety, not prose-length
+        v.len() >= 8 && v.len() <= 200 && shannon_entropy(b) >= 2.5
+    }
+}
+
+/// See [`Validator::HighEntropy`].
+pub fn high_entropy_ok(s: &[u8]) -> bool {
+    if !secret_value_ok(s) || s.len() < 16 || s.contains(&b' ') {
+        return false;
+    }
+    let classes = [
+        s.iter().any(u8::is_ascii_lowercase),
+        s.iter().any(u8::is_ascii_uppercase),
+        s.iter().any(u8::is_ascii_digit),
+    ];
+    classes.iter().filter(|&&c| c).count() >= 2 && shannon_entropy(s) >= 3.3
 }
 
 /// Shannon entropy of the bytes of `s`, in bits per byte (0.0 for empty input).
