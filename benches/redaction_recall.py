@@ -12,7 +12,8 @@ usage: python3 benches/redaction_recall.py [--peers] [--quick] [WARDEN_BIN]
               and Hermes 0.19.0's redact_sensitive_text (HERMES_PYTHON, default
               ~/.cache/warden/hermes-venv-0.19.0/bin/python) when present
   --quick     text mode: single-line samples share one `warden redact --format jsonl` run (a
-              line that is not JSON is redacted exactly as a whole input of that text)
+              line that is not JSON is redacted exactly as a whole input of that text), the
+              others go through the same run as one-string JSON arrays (decoded, then scanned)
   CORPORA=DIR where the corpora are (default ../shared/corpora next to the repository)
 
 Modes, all with the default policy (every shipped pack) and the transform_tool_result event:
@@ -56,7 +57,7 @@ def corpora():
     gl = load(os.path.join(CORP, "gitleaks-samples.jsonl"))
     for r in gl:
         r["pos"] = r["expect"] == "secret"
-        r["needles"] = [s for s in r["secrets"] if s]
+        r["needles"] = [s for s in r.get("secrets", []) if s]
     pr = [r for r in load(os.path.join(CORP, "presidio-samples.jsonl")) if r["rule"] in CORE_PII]
     for r in pr:
         r["pos"] = r["expect"] == "pii"
@@ -79,9 +80,13 @@ def warden_text(warden, rows, quick=False):
         lines = out.decode().split("\n")[:-1]
         assert len(lines) == len(single)
         res = dict(zip(single, lines))
+        # the rest as one-string JSON arrays: the string is scanned exactly as its text
         rest = [i for i in range(len(rows)) if i not in res]
-        for i, o in zip(rest, warden_text(warden, [rows[i] for i in rest])):
-            res[i] = o
+        inp = "".join(json.dumps([rows[i]["text"]]) + "\n" for i in rest).encode()
+        out = subprocess.run([warden, "redact", "--format", "jsonl"], input=inp, capture_output=True, check=True).stdout
+        for i, line in zip(rest, out.decode().split("\n")):
+            d = json.loads(line)
+            res[i] = d[0] if isinstance(d, list) else d
         return [res[i] for i in range(len(rows))]
 
     def one(r):
@@ -101,12 +106,16 @@ def warden_json(warden, rows):
     assert len(lines) == len(rows), f"{len(lines)} lines for {len(rows)} inputs"
     res, invalid = [], 0
     for line in lines:
+        d = None
         try:
             d = json.loads(line)
             if not isinstance(d, dict) or set(d) != {"output", "exit_code"}:
                 raise ValueError
             res.append(d["output"])
         except ValueError:
+            if isinstance(d, str):  # withheld: the whole document replaced by the message
+                res.append(d)
+                continue
             invalid += 1
             res.append(line)
     return res, invalid

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Validator names a redaction rule may use.
-pub const VALIDATORS: [&str; 7] = [
+pub const VALIDATORS: [&str; 8] = [
     "luhn",
     "iban",
     "ssn",
@@ -23,6 +23,7 @@ pub const VALIDATORS: [&str; 7] = [
     "jwt",
     "secret_value",
     "high_entropy",
+    "jwt_base64",
 ];
 const SEVERITIES: [&str; 5] = ["info", "low", "medium", "high", "critical"];
 const DEFAULT_SEVERITY: &str = "medium";

@@ -362,6 +362,16 @@ fn build_regex(src: &str, unicode: bool) -> Result<Regex, String> {
         .map_err(|e| e.to_string())
 }
 
+/// Rule slot of a veto: the span of a checksum rule's match that failed its check.
+const VETO: u32 = u32::MAX;
+
+/// What confirmation decides about one match.
+enum Verdict {
+    Accept,
+    Reject,
+    Veto,
+}
+
 /// A search window: (rule, start, end, lowest start it may grow to, highest end).
 type Win = (u32, usize, usize, usize, usize);
 
@@ -882,6 +892,7 @@ impl Redactor {
                 }
             }
         }
+        self.apply_vetoes(&mut out);
         out
     }
 
@@ -968,15 +979,19 @@ impl Redactor {
                     }
                     continue 'outer;
                 }
-                if se > ss
-                    && self.accept(rule, &hay[ss..se])
-                    && !self.overlaps_placeholder(hay, ss, se)
-                {
-                    out.push(Cand {
-                        start: floor_char(hay, ss),
-                        end: ceil_char(hay, se),
-                        rule: r,
-                    });
+                if se > ss && !self.overlaps_placeholder(hay, ss, se) {
+                    let rule = match self.verdict(rule, &hay[ss..se]) {
+                        Verdict::Accept => r,
+                        Verdict::Veto => VETO,
+                        Verdict::Reject => u32::MAX - 2,
+                    };
+                    if rule != u32::MAX - 2 {
+                        out.push(Cand {
+                            start: floor_char(hay, ss),
+                            end: ceil_char(hay, se),
+                            rule,
+                        });
+                    }
                 }
                 pos = if me > ms { me } else { ceil_char(hay, me + 1) };
             }
@@ -984,34 +999,71 @@ impl Redactor {
         }
     }
 
-    fn accept(&self, rule: &Rule, secret: &[u8]) -> bool {
+    fn verdict(&self, rule: &Rule, secret: &[u8]) -> Verdict {
         let spec = &rule.spec;
         if self.is_placeholder(secret) {
-            return false;
+            return Verdict::Reject;
         }
         if !spec.allow_values.is_empty() && spec.allow_values.iter().any(|v| v.as_bytes() == secret)
         {
-            return false;
+            return Verdict::Reject;
         }
         if let Some(min) = spec.min_entropy {
             if shannon_entropy(secret) < min {
-                return false;
+                return Verdict::Reject;
             }
         }
+        let self_certifying = spec.validator.is_some_and(Validator::is_checksum);
         if let Some(v) = spec.validator {
             if !v.check(secret) {
-                return false;
+                // a structured number whose checksum fails is a look-alike: its digits
+                // belong to no other (unchecked) rule either
+                return if matches!(v, Validator::Luhn | Validator::Iban | Validator::Ssn) {
+                    Verdict::Veto
+                } else {
+                    Verdict::Reject
+                };
             }
+        }
+        if !self_certifying
+            && !matches!(spec.replacement, Replacement::Numbered(_))
+            && validate::looks_placeholder(secret)
+        {
+            return Verdict::Reject;
         }
         if let Ok(Compiled {
             allow: Some(set), ..
         }) = rule.compiled()
         {
             if set.is_match(secret) {
-                return false;
+                return Verdict::Reject;
             }
         }
-        true
+        Verdict::Accept
+    }
+
+    /// Drop the vetoes from `out`, and every candidate of a rule without a checksum that
+    /// overlaps one.
+    fn apply_vetoes(&self, out: &mut Vec<Cand>) {
+        if !out.iter().any(|c| c.rule == VETO) {
+            return;
+        }
+        let mut vetoes: Vec<(usize, usize)> = out
+            .iter()
+            .filter(|c| c.rule == VETO)
+            .map(|c| (c.start, c.end))
+            .collect();
+        vetoes.sort_unstable();
+        out.retain(|c| {
+            if c.rule == VETO {
+                return false;
+            }
+            let checked = self
+                .rules
+                .get(c.rule as usize)
+                .is_some_and(|r| r.spec.validator.is_some_and(Validator::is_checksum));
+            checked || !vetoes.iter().any(|&(s, e)| s < c.end && c.start < e)
+        });
     }
 
     /// A secret that contains one of our own replacement texts is a previous redaction.

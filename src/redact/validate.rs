@@ -35,6 +35,9 @@ pub enum Validator {
     /// least two of lower / upper / digit, entropy ≥ 3.3 bits per character. For key names
     /// that are only weakly credential-like (`*_key`, `*_id`-free `key =`).
     HighEntropy,
+    /// Base64 (standard or URL-safe) whose decoded text holds a JWT (`eyJ…` header that
+    /// decodes to a JSON object, and a payload part) — a token wrapped once more.
+    JwtBase64,
 }
 
 impl Validator {
@@ -48,6 +51,7 @@ impl Validator {
             "jwt" => Validator::Jwt,
             "secret_value" => Validator::SecretValue,
             "high_entropy" => Validator::HighEntropy,
+            "jwt_base64" => Validator::JwtBase64,
             _ => return None,
         })
     }
@@ -62,7 +66,17 @@ impl Validator {
             Validator::Jwt => "jwt",
             Validator::SecretValue => "secret_value",
             Validator::HighEntropy => "high_entropy",
+            Validator::JwtBase64 => "jwt_base64",
         }
+    }
+
+    /// True for checksum validators (`luhn`, `iban`, `ssn`, `github_crc32`): a match that
+    /// passes is self-certifying, one that fails is a look-alike.
+    pub fn is_checksum(self) -> bool {
+        matches!(
+            self,
+            Validator::Luhn | Validator::Iban | Validator::Ssn | Validator::GithubCrc32
+        )
     }
 
     /// True if `s` passes the format check.
@@ -75,6 +89,7 @@ impl Validator {
             Validator::Jwt => jwt_ok(s),
             Validator::SecretValue => secret_value_ok(s),
             Validator::HighEntropy => high_entropy_ok(s),
+            Validator::JwtBase64 => jwt_base64_ok(s),
         }
     }
 }
@@ -410,6 +425,76 @@ pub fn b64url_decode(s: &[u8]) -> Option<Vec<u8>> {
         }
     }
     Some(out)
+}
+
+/// See [`Validator::JwtBase64`].
+pub fn jwt_base64_ok(s: &[u8]) -> bool {
+    let norm: Vec<u8> = s
+        .iter()
+        .map(|&b| match b {
+            b'+' => b'-',
+            b'/' => b'_',
+            b => b,
+        })
+        .collect();
+    let Some(d) = b64url_decode(&norm) else {
+        return false;
+    };
+    let Some(at) = memchr::memmem::find(&d, b"eyJ") else {
+        return false;
+    };
+    let tok: Vec<u8> = d[at..]
+        .iter()
+        .copied()
+        .take_while(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+        .collect();
+    let mut parts = tok.split(|&b| b == b'.');
+    let (Some(h), Some(p)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    !p.is_empty()
+        && matches!(
+            b64url_decode(h).map(|v| serde_json::from_slice::<serde_json::Value>(&v)),
+            Some(Ok(serde_json::Value::Object(_)))
+        )
+}
+
+/// A secret that only a placeholder has: a run of one character making up a third of it
+/// (`ghp_xxxx…`, `A3-XXXXXX-…`, `0000…`), or a stock filler (`example`, `abcdef`, `123456`,
+/// `your_…`, `changeme`, …). Applied to every rule that is not self-certifying.
+pub fn looks_placeholder(s: &[u8]) -> bool {
+    let mut run = 1;
+    let mut best = 1;
+    for w in s.windows(2) {
+        if w[0] == w[1] {
+            run += 1;
+            best = best.max(run);
+        } else {
+            run = 1;
+        }
+    }
+    if best >= 6 && best * 3 >= s.len() {
+        return true;
+    }
+    const FILLERS: &[&[u8]] = &[
+        b"xxxx",
+        b"example",
+        b"abcdef",
+        b"123456",
+        b"abc123",
+        b"qwerty",
+        b"your_",
+        b"your-",
+        b"placeholder",
+        b"changeme",
+        b"dummy",
+        b"<your",
+        b"...",
+    ];
+    let lower = s.to_ascii_lowercase();
+    FILLERS
+        .iter()
+        .any(|f| memchr::memmem::find(&lower, f).is_some())
 }
 
 pub fn jwt_ok(s: &[u8]) -> bool {
