@@ -980,7 +980,7 @@ impl Redactor {
                     continue 'outer;
                 }
                 if se > ss && !self.overlaps_placeholder(hay, ss, se) {
-                    let rule = match self.verdict(rule, &hay[ss..se]) {
+                    let rule = match self.verdict(rule, &hay[ss..se], &hay[ms..ss.max(ms)]) {
                         Verdict::Accept => r,
                         Verdict::Veto => VETO,
                         Verdict::Reject => u32::MAX - 2,
@@ -999,8 +999,13 @@ impl Redactor {
         }
     }
 
-    fn verdict(&self, rule: &Rule, secret: &[u8]) -> Verdict {
+    /// Confirm one match: `secret` is the captured value, `before` the match text before it.
+    fn verdict(&self, rule: &Rule, secret: &[u8], before: &[u8]) -> Verdict {
         let spec = &rule.spec;
+        if spec.validator.is_some_and(Validator::checks_key_name) && !validate::key_name_ok(before)
+        {
+            return Verdict::Reject;
+        }
         if self.is_placeholder(secret) {
             return Verdict::Reject;
         }

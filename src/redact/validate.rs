@@ -70,6 +70,12 @@ impl Validator {
         }
     }
 
+    /// True for the validators of generic assignments, which also look at the key name
+    /// before the value ([`key_name_ok`]).
+    pub fn checks_key_name(self) -> bool {
+        matches!(self, Validator::SecretValue | Validator::HighEntropy)
+    }
+
     /// True for checksum validators (`luhn`, `iban`, `ssn`, `github_crc32`): a match that
     /// passes is self-certifying, one that fails is a look-alike.
     pub fn is_checksum(self) -> bool {
@@ -212,6 +218,57 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
         // a quoted pass-phrase: several characters, some variety, not prose-length
         v.len() >= 8 && v.len() <= 200 && shannon_entropy(b) >= 2.5
     }
+}
+
+/// Last words of a key name that make it a non-secret field (`credentialsId`,
+/// `LLM_SECRET_NAME`, `token_url`, `secret_length`, `password_file`).
+const NON_SECRET_SUFFIXES: &[&str] = &[
+    "id", "ids", "name", "names", "url", "uri", "urls", "path", "file", "filename", "dir",
+    "length", "len", "size", "count", "type", "format", "enabled", "version", "endpoint",
+    "expiry", "expires", "expiration", "ttl", "timeout", "field", "header", "param", "prefix",
+    "suffix", "label", "policy", "provider", "method", "mode", "algorithm", "algo", "hint",
+    "reset", "issuer", "audience", "scope", "kind", "ref", "location", "arn", "env", "var",
+    "required", "hash", "policy", "rotation", "store", "manager", "source",
+];
+
+/// Does the key name at the end of `prefix` (the match text before the value) name a
+/// secret? False for identifier / metadata fields and public tokens (`publicToken`).
+pub fn key_name_ok(prefix: &[u8]) -> bool {
+    let end = prefix
+        .iter()
+        .rposition(|b| b.is_ascii_alphanumeric())
+        .map_or(0, |i| i + 1);
+    let start = prefix[..end]
+        .iter()
+        .rposition(|&b| !(b.is_ascii_alphanumeric() || b"_.-".contains(&b)))
+        .map_or(0, |i| i + 1);
+    let name = &prefix[start..end];
+    if name.is_empty() {
+        return true;
+    }
+    // split into words: separators and lower->upper camelCase steps
+    let mut words: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for (i, &b) in name.iter().enumerate() {
+        let step = i > 0 && b.is_ascii_uppercase() && name[i - 1].is_ascii_lowercase();
+        if b"_.-".contains(&b) || step {
+            if !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+            if b"_.-".contains(&b) {
+                continue;
+            }
+        }
+        cur.push(b.to_ascii_lowercase() as char);
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    let (Some(first), Some(last)) = (words.first(), words.last()) else {
+        return true;
+    };
+    !(NON_SECRET_SUFFIXES.contains(&last.as_str())
+        || matches!(first.as_str(), "public" | "publishable" | "pub"))
 }
 
 /// See [`Validator::HighEntropy`].
