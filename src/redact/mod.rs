@@ -1047,8 +1047,8 @@ impl Redactor {
         Verdict::Accept
     }
 
-    /// Drop the vetoes from `out`, and every candidate of a rule without a checksum that
-    /// overlaps one.
+    /// Drop the vetoes from `out`, and every candidate of a rule without a checksum that lies
+    /// inside one (the digits of an IBAN with a wrong check are no phone number).
     fn apply_vetoes(&self, out: &mut Vec<Cand>) {
         if !out.iter().any(|c| c.rule == VETO) {
             return;
@@ -1067,7 +1067,7 @@ impl Redactor {
                 .rules
                 .get(c.rule as usize)
                 .is_some_and(|r| r.spec.validator.is_some_and(Validator::is_checksum));
-            checked || !vetoes.iter().any(|&(s, e)| s < c.end && c.start < e)
+            checked || !vetoes.iter().any(|&(s, e)| s <= c.start && c.end <= e)
         });
     }
 
