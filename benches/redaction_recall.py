@@ -139,10 +139,14 @@ def peer_flags(name, rows):
         hit = set()
         if name == "betterleaks":
             rep = os.path.join(d, "r.json")
-            subprocess.run([os.path.join(PEERS, "bin/betterleaks"), "dir", src, "-o", rep, "--no-banner", "--exit-code", "0",
+            subprocess.run([os.path.join(PEERS, "bin/betterleaks"), src, "-o", rep, "--no-banner", "--exit-code", "0",
                             "-l", "error"], capture_output=True)
-            for f in json.load(open(rep)) or []:
-                hit.add(os.path.basename(f.get("File", "")))
+            data = json.load(open(rep))
+            for f in (data.get("findings") if isinstance(data, dict) else data) or []:
+                text = json.dumps(f)
+                for i in range(len(rows)):
+                    if f'/{i}.txt"' in text:
+                        hit.add(f"{i}.txt")
         elif name == "kingfisher":
             rep = os.path.join(d, "r.json")
             subprocess.run([os.path.join(PEERS, "bin/kingfisher"), "scan", src, "-f", "json", "-o", rep, "-n", "--no-update-check"],

@@ -143,7 +143,11 @@ fn decode_into(raw: &[u8], out: &mut Vec<u8>, map: Option<&mut Vec<usize>>) {
 fn encode(s: &[u8], out: &mut Vec<u8>) {
     let st = String::from_utf8_lossy(s);
     // serializing a str cannot fail
-    out.extend_from_slice(serde_json::to_string(st.as_ref()).unwrap_or_default().as_bytes());
+    out.extend_from_slice(
+        serde_json::to_string(st.as_ref())
+            .unwrap_or_default()
+            .as_bytes(),
+    );
 }
 
 impl<'a> Walk<'a, '_> {
@@ -355,7 +359,8 @@ impl<'a> Walk<'a, '_> {
             if matches!(first, Some(b'{') | Some(b'[')) {
                 if let Ok(text) = std::str::from_utf8(&d) {
                     self.flush();
-                    if let Some(r) = redact_doc(self.rd, self.known, text, self.nest + 1, self.numbering)
+                    if let Some(r) =
+                        redact_doc(self.rd, self.known, text, self.nest + 1, self.numbering)
                     {
                         if r.withheld_by.is_some() && self.withheld.is_none() {
                             self.withheld = r.withheld_by.clone();

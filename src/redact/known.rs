@@ -134,7 +134,9 @@ fn variants(v: &[u8], out: &mut Vec<Vec<u8>>) {
             }
         }
     }
-    if v.iter().any(|b| !b.is_ascii_alphanumeric() && !b"-_.~".contains(b)) {
+    if v.iter()
+        .any(|b| !b.is_ascii_alphanumeric() && !b"-_.~".contains(b))
+    {
         let mut p = Vec::new();
         for &b in v {
             if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {

@@ -801,12 +801,7 @@ impl Redactor {
 
     /// All confirmed candidates whose match lies in `hay[lo..hi]` (with `hay` as context),
     /// unmerged.
-    pub(crate) fn candidates(
-        &self,
-        hay: &[u8],
-        lo: usize,
-        hi: usize,
-    ) -> Vec<Cand> {
+    pub(crate) fn candidates(&self, hay: &[u8], lo: usize, hi: usize) -> Vec<Cand> {
         let mut out = Vec::new();
         let region = &hay[..hi];
         if let Some(ac) = &self.ac {

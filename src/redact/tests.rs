@@ -325,8 +325,14 @@ fn json(r: &Redactor, j: &str) -> serde_json::Value {
 fn json_detects_on_decoded_values_and_keeps_the_next_line() {
     let r = small();
     // the escaped `\n` ends the value: the next line is kept, not swallowed
-    let v = json(&r, r#"{"output":"cfg\npassword=Hunter2Hunter2\nnext line kept","exit_code":0}"#);
-    assert_eq!(v["output"], "cfg\npassword=[REDACTED:password]\nnext line kept");
+    let v = json(
+        &r,
+        r#"{"output":"cfg\npassword=Hunter2Hunter2\nnext line kept","exit_code":0}"#,
+    );
+    assert_eq!(
+        v["output"],
+        "cfg\npassword=[REDACTED:password]\nnext line kept"
+    );
     assert_eq!(v["exit_code"], 0);
     // a secret after a JSON-escaped quote
     let v = json(&r, r#"{"o":"say \"AKIAQ3EGPLVZ5XKJRM7T\""}"#);
@@ -351,7 +357,10 @@ fn json_secret_used_as_a_key_is_redacted() {
     let r = small();
     let v = json(&r, r#"{"AKIAQ3EGPLVZ5XKJRM7T":{"note":"x"},"user":"bob"}"#);
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
-    assert!(keys.iter().any(|k| *k == "[REDACTED:aws-access-key]"), "{keys:?}");
+    assert!(
+        keys.iter().any(|k| *k == "[REDACTED:aws-access-key]"),
+        "{keys:?}"
+    );
     assert_eq!(v["user"], "bob");
 }
 
@@ -413,7 +422,9 @@ fn redaction_is_idempotent_on_mixed_texts() {
     for _ in 0..400 {
         let mut t = String::new();
         for _ in 0..6 {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             t.push_str(parts[(seed >> 33) as usize % parts.len()]);
         }
         let once = r.redact_text(&t).text.into_owned();
@@ -432,12 +443,14 @@ fn known_values_in_text_json_and_stream() {
     let o = r.redact_text_with("env: Zq9-xLm2!pR7wT and a@x.io", Some(&k));
     assert_eq!(o.text, format!("env: {KNOWN_LABEL} and [EMAIL_1]"));
     assert_eq!(&*o.findings[0].rule_id, KNOWN_RULE_ID);
-    let v: serde_json::Value = serde_json::from_str(
-        &r.redact_with(r#"{"o":"Zq9-xLm2!pR7wT"}"#, Some(&k)).text,
-    )
-    .unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&r.redact_with(r#"{"o":"Zq9-xLm2!pR7wT"}"#, Some(&k)).text).unwrap();
     assert_eq!(v["o"], KNOWN_LABEL);
-    let input = format!("{}Zq9-xLm2!pR7wT{}", "a ".repeat(40_000), " b".repeat(40_000));
+    let input = format!(
+        "{}Zq9-xLm2!pR7wT{}",
+        "a ".repeat(40_000),
+        " b".repeat(40_000)
+    );
     let mut out = Vec::new();
     let n = r
         .redact_stream_with(input.as_bytes(), &mut out, Some(&k), None)
@@ -448,11 +461,7 @@ fn known_values_in_text_json_and_stream() {
 
 #[test]
 fn later_capture_group_holds_the_secret_when_the_first_did_not_match() {
-    let mut s = label(
-        "t.quoted",
-        r#"pw=(?:"([^"\n]+)"|([^\s"]+))"#,
-        "[R]",
-    );
+    let mut s = label("t.quoted", r#"pw=(?:"([^"\n]+)"|([^\s"]+))"#, "[R]");
     s.capture = Some(1);
     let r = Redactor::new(vec![s]).unwrap();
     assert_eq!(r.redact_text(r#"pw="a b c" x"#).text, r#"pw="[R]" x"#);

@@ -127,14 +127,71 @@ const PLACEHOLDER_WORDS: &[&str] = &[
     "…",
 ];
 const BARE_WORDS: &[&str] = &[
-    "password", "passwd", "secret", "token", "none", "null", "nil", "true", "false", "undefined",
-    "string", "str", "int", "bool", "test", "testing", "required", "optional", "empty", "hidden",
-    "masked", "default", "value", "bearer", "basic", "public", "private", "sample", "admin",
+    "password",
+    "passwd",
+    "secret",
+    "token",
+    "none",
+    "null",
+    "nil",
+    "true",
+    "false",
+    "undefined",
+    "string",
+    "str",
+    "int",
+    "bool",
+    "test",
+    "testing",
+    "required",
+    "optional",
+    "empty",
+    "hidden",
+    "masked",
+    "default",
+    "value",
+    "bearer",
+    "basic",
+    "public",
+    "private",
+    "sample",
+    "admin",
 ];
 const FILE_EXT: &[&str] = &[
-    "cer", "crt", "pem", "key", "json", "yaml", "yml", "txt", "p12", "pfx", "jks", "der", "csr",
-    "pub", "env", "cfg", "conf", "ini", "xml", "properties", "toml", "log", "gpg", "asc", "keystore",
-    "py", "js", "ts", "rb", "go", "rs", "java", "sh", "php",
+    "cer",
+    "crt",
+    "pem",
+    "key",
+    "json",
+    "yaml",
+    "yml",
+    "txt",
+    "p12",
+    "pfx",
+    "jks",
+    "der",
+    "csr",
+    "pub",
+    "env",
+    "cfg",
+    "conf",
+    "ini",
+    "xml",
+    "properties",
+    "toml",
+    "log",
+    "gpg",
+    "asc",
+    "keystore",
+    "py",
+    "js",
+    "ts",
+    "rb",
+    "go",
+    "rs",
+    "java",
+    "sh",
+    "php",
 ];
 
 fn is_ident_byte(b: u8) -> bool {
@@ -164,7 +221,9 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
     }
     // $VAR, %VAR%, %(name)s, :name, @name
     if (b[0] == b'$' || b[0] == b'%' || b[0] == b':' || b[0] == b'@')
-        && b[1..].iter().all(|&c| is_ident_byte(c) || c == b'%' || c == b'(' || c == b')')
+        && b[1..]
+            .iter()
+            .all(|&c| is_ident_byte(c) || c == b'%' || c == b'(' || c == b')')
     {
         return false;
     }
@@ -175,7 +234,9 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
     if let Some((stem, ext)) = v.rsplit_once('.') {
         if FILE_EXT.contains(&ext.to_ascii_lowercase().as_str())
             && !stem.is_empty()
-            && stem.bytes().all(|c| is_ident_byte(c) || c == b'-' || c == b'.' || c == b'/')
+            && stem
+                .bytes()
+                .all(|c| is_ident_byte(c) || c == b'-' || c == b'.' || c == b'/')
         {
             return false;
         }
@@ -199,7 +260,9 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
     if !has_space {
         // identifiers: snake_case / kebab words, camelCase words, without digits
         let digits = b.iter().any(u8::is_ascii_digit);
-        let words_only = b.iter().all(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'-');
+        let words_only = b
+            .iter()
+            .all(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'-');
         if words_only && !digits {
             let lowers = b.iter().filter(|c| c.is_ascii_lowercase()).count();
             let uppers = b.iter().filter(|c| c.is_ascii_uppercase()).count();
@@ -223,12 +286,61 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
 /// Last words of a key name that make it a non-secret field (`credentialsId`,
 /// `LLM_SECRET_NAME`, `token_url`, `secret_length`, `password_file`).
 const NON_SECRET_SUFFIXES: &[&str] = &[
-    "id", "ids", "name", "names", "url", "uri", "urls", "path", "file", "filename", "dir",
-    "length", "len", "size", "count", "type", "format", "enabled", "version", "endpoint",
-    "expiry", "expires", "expiration", "ttl", "timeout", "field", "header", "param", "prefix",
-    "suffix", "label", "policy", "provider", "method", "mode", "algorithm", "algo", "hint",
-    "reset", "issuer", "audience", "scope", "kind", "ref", "location", "arn", "env", "var",
-    "required", "hash", "policy", "rotation", "store", "manager", "source",
+    "id",
+    "ids",
+    "name",
+    "names",
+    "url",
+    "uri",
+    "urls",
+    "path",
+    "file",
+    "filename",
+    "dir",
+    "length",
+    "len",
+    "size",
+    "count",
+    "type",
+    "format",
+    "enabled",
+    "version",
+    "endpoint",
+    "expiry",
+    "expires",
+    "expiration",
+    "ttl",
+    "timeout",
+    "field",
+    "header",
+    "param",
+    "prefix",
+    "suffix",
+    "label",
+    "policy",
+    "provider",
+    "method",
+    "mode",
+    "algorithm",
+    "algo",
+    "hint",
+    "reset",
+    "issuer",
+    "audience",
+    "scope",
+    "kind",
+    "ref",
+    "location",
+    "arn",
+    "env",
+    "var",
+    "required",
+    "hash",
+    "policy",
+    "rotation",
+    "store",
+    "manager",
+    "source",
 ];
 
 /// Does the key name at the end of `prefix` (the match text before the value) name a
