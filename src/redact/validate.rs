@@ -645,13 +645,17 @@ pub fn looks_placeholder(s: &[u8]) -> bool {
     if best >= 6 && best * 3 >= s.len() {
         return true;
     }
+    // stock sequences, as typed (a random secret with mixed case is not one)
+    const SEQUENCES: &[&[u8]] = &[b"abcdef", b"ABCDEF", b"123456", b"abc123", b"qwerty"];
+    if SEQUENCES
+        .iter()
+        .any(|f| memchr::memmem::find(s, f).is_some())
+    {
+        return true;
+    }
     const FILLERS: &[&[u8]] = &[
         b"xxxx",
         b"example",
-        b"abcdef",
-        b"123456",
-        b"abc123",
-        b"qwerty",
         b"your_",
         b"your-",
         b"placeholder",
