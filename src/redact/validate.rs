@@ -646,7 +646,7 @@ pub fn looks_placeholder(s: &[u8]) -> bool {
         return true;
     }
     // stock sequences, as typed (a random secret with mixed case is not one)
-    const SEQUENCES: &[&[u8]] = &[b"abcdef", b"ABCDEF", b"123456", b"abc123", b"qwerty"];
+    const SEQUENCES: &[&[u8]] = &[b"abcdef", b"123456", b"abc123", b"qwerty"];
     if SEQUENCES
         .iter()
         .any(|f| memchr::memmem::find(s, f).is_some())
