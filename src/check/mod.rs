@@ -26,7 +26,16 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Validator names a redaction rule may use.
-pub const VALIDATORS: [&str; 5] = ["luhn", "iban", "ssn", "github_crc32", "jwt"];
+pub const VALIDATORS: [&str; 8] = [
+    "luhn",
+    "iban",
+    "ssn",
+    "github_crc32",
+    "jwt",
+    "secret_value",
+    "high_entropy",
+    "jwt_base64",
+];
 const SEVERITIES: [&str; 5] = ["info", "low", "medium", "high", "critical"];
 const DEFAULT_SEVERITY: &str = "medium";
 

@@ -4,6 +4,7 @@
 use super::{PolicyArgs, EXIT_OK, EXIT_POLICY, EXIT_USAGE};
 use std::io::{Read, Write};
 use std::path::PathBuf;
+use warden::redact::{Finding, KnownValues, Redactor};
 use warden::{CompileOptions, Hook};
 
 /// Largest input read whole for JSON mode.
@@ -22,7 +23,7 @@ pub(crate) enum Event {
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Format {
-    /// JSON if the input starts with `{` or `[` and parses, else text.
+    /// JSON if the input starts with `{` or `[` and parses (up to 64 MiB), else streamed text.
     Auto,
     /// Plain text, streamed in 64 KiB chunks (bounded memory).
     Text,
@@ -45,6 +46,14 @@ pub(crate) struct Args {
     /// Write what was redacted (rule, label, byte span; never the secret) to FILE as JSON.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// Also mask the exact values of this process's secret-looking environment variables
+    /// (names with KEY, SECRET, TOKEN, PASSWORD, …; at least 8 characters), and their base64
+    /// and percent-encoded forms. The values are never printed.
+    #[arg(long)]
+    known_from_env: bool,
+    /// Also mask every line of FILE as a known value (with or without --known-from-env).
+    #[arg(long, value_name = "FILE")]
+    known_file: Option<PathBuf>,
 }
 
 pub(crate) fn run(a: Args) -> i32 {
@@ -84,80 +93,160 @@ pub(crate) fn run(a: Args) -> i32 {
             return EXIT_POLICY;
         }
     };
+    let known = if a.known_from_env || a.known_file.is_some() {
+        let k = if a.known_from_env {
+            KnownValues::from_env_and_file(a.known_file.as_deref())
+        } else {
+            KnownValues::from_file(a.known_file.as_deref().unwrap_or(std::path::Path::new("")))
+        };
+        match k {
+            Ok(k) => Some(k),
+            Err(e) => {
+                eprintln!("error: cannot read the known-values file: {e}");
+                return EXIT_USAGE;
+            }
+        }
+    } else {
+        None
+    };
+    let known = known.as_ref().filter(|k| !k.is_empty());
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(64 << 10, stdout.lock());
-    // Peek at the first bytes to decide between JSON and streamed text.
-    let mut head = Vec::with_capacity(8 << 10);
-    if let Err(e) = (&mut input).take(8 << 10).read_to_end(&mut head) {
-        eprintln!("error: cannot read stdin: {e}");
-        return EXIT_USAGE;
-    }
-    if a.format == Format::Jsonl {
-        let reader = std::io::BufReader::new(std::io::Cursor::new(head).chain(input));
-        let mut findings = Vec::new();
-        let mut offset = 0;
-        for line in std::io::BufRead::lines(reader) {
-            let line = match line {
-                Ok(l) => l,
-                Err(e) => {
-                    eprintln!("error: cannot read stdin: {e}");
+    // Findings are kept only for the report (memory stays bounded without one).
+    let mut findings = Vec::new();
+    let keep = a.report.is_some().then_some(&mut findings);
+    let result = match a.format {
+        Format::Jsonl => jsonl(redactor, known, &mut input, &mut out, keep),
+        Format::Json => {
+            let mut all = Vec::new();
+            match read_max(&mut input, &mut all) {
+                Ok(true) => {
+                    eprintln!(
+                        "error: JSON input larger than {JSON_MAX} bytes; use --format text to stream it"
+                    );
                     return EXIT_USAGE;
                 }
-            };
-            let red = redactor.redact(&line);
-            findings.extend(red.findings.iter().cloned().map(|mut f| {
-                f.start += offset;
-                f.end += offset;
-                f
-            }));
-            offset += line.len() + 1;
-            // A withheld line becomes a JSON string, so every output line stays JSON.
-            let text = match red.withheld_by {
-                Some(_) => serde_json::Value::String(red.text.into_owned()).to_string(),
-                None => red.text.into_owned(),
-            };
-            if writeln!(out, "{text}").is_err() {
-                return EXIT_USAGE;
+                Ok(false) => document(redactor, known, &all, &mut out, keep, false),
+                Err(e) => Err(e),
             }
         }
-        let _ = out.flush();
-        return write_report(a.report.as_deref(), hook, &findings);
+        Format::Text => redactor
+            .redact_stream_with(&mut input, &mut out, known, keep)
+            .map(|_| ()),
+        Format::Auto => {
+            // Peek at the first bytes to decide between JSON and streamed text.
+            let mut all = Vec::with_capacity(8 << 10);
+            match (&mut input).take(8 << 10).read_to_end(&mut all) {
+                Err(e) => Err(e),
+                Ok(_) if !looks_json(&all) => redactor
+                    .redact_stream_with(
+                        std::io::Cursor::new(all).chain(&mut input),
+                        &mut out,
+                        known,
+                        keep,
+                    )
+                    .map(|_| ()),
+                Ok(_) => match read_max(&mut input, &mut all) {
+                    Err(e) => Err(e),
+                    // Too big to read whole: a text log that starts with `[` is streamed.
+                    Ok(true) => redactor
+                        .redact_stream_with(
+                            std::io::Cursor::new(all).chain(&mut input),
+                            &mut out,
+                            known,
+                            keep,
+                        )
+                        .map(|_| ()),
+                    Ok(false) => document(redactor, known, &all, &mut out, keep, true),
+                },
+            }
+        }
+    };
+    if let Err(e) = result.and_then(|_| out.flush()) {
+        eprintln!("error: {e}");
+        return EXIT_USAGE;
     }
-    let looks_json = head
-        .iter()
-        .find(|b| !b.is_ascii_whitespace())
-        .is_some_and(|b| *b == b'{' || *b == b'[');
-    let result = if a.format == Format::Json || (a.format == Format::Auto && looks_json) {
-        let mut all = head;
-        if let Err(e) = (&mut input)
-            .take((JSON_MAX - all.len().min(JSON_MAX)) as u64 + 1)
-            .read_to_end(&mut all)
-        {
-            eprintln!("error: cannot read stdin: {e}");
-            return EXIT_USAGE;
-        }
-        if all.len() > JSON_MAX {
-            eprintln!(
-                "error: JSON input larger than {JSON_MAX} bytes; use --format text to stream it"
-            );
-            return EXIT_USAGE;
-        }
-        let text = String::from_utf8_lossy(&all);
-        let red = redactor.redact(&text);
-        out.write_all(red.text.as_bytes()).map(|_| red.findings)
-    } else {
-        redactor.redact_stream(std::io::Cursor::new(head).chain(input), &mut out)
-    };
-    let findings = match result.and_then(|f| out.flush().map(|_| f)) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_USAGE;
-        }
-    };
     write_report(a.report.as_deref(), hook, &findings)
+}
+
+fn looks_json(b: &[u8]) -> bool {
+    b.iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| *b == b'{' || *b == b'[')
+}
+
+/// Read the rest of `input` into `all`, up to [`JSON_MAX`]; true if there is more.
+fn read_max(input: &mut impl Read, all: &mut Vec<u8>) -> std::io::Result<bool> {
+    input
+        .take((JSON_MAX - all.len().min(JSON_MAX)) as u64 + 1)
+        .read_to_end(all)?;
+    Ok(all.len() > JSON_MAX)
+}
+
+/// One document: JSON if it is one (`auto`: and looks like one), else text. Used for a whole
+/// input and for every line of JSON Lines, so both give the same output for the same text.
+fn document(
+    rd: &Redactor,
+    known: Option<&KnownValues>,
+    b: &[u8],
+    out: &mut impl Write,
+    findings: Option<&mut Vec<Finding>>,
+    auto: bool,
+) -> std::io::Result<()> {
+    if !auto || looks_json(b) {
+        if let Ok(text) = std::str::from_utf8(b) {
+            if let Some(red) = rd.redact_json(text, known) {
+                if let Some(f) = findings {
+                    f.extend(red.findings);
+                }
+                return out.write_all(red.text.as_bytes());
+            }
+        }
+    }
+    rd.redact_stream_with(b, out, known, findings).map(|_| ())
+}
+
+/// JSON Lines: every line (without its `\n`) exactly as a whole input of that text would be.
+fn jsonl(
+    rd: &Redactor,
+    known: Option<&KnownValues>,
+    input: &mut impl Read,
+    out: &mut impl Write,
+    mut findings: Option<&mut Vec<Finding>>,
+) -> std::io::Result<()> {
+    let mut r = std::io::BufReader::with_capacity(64 << 10, input);
+    let mut line = Vec::new();
+    let mut offset = 0;
+    loop {
+        line.clear();
+        if std::io::BufRead::read_until(&mut r, b'\n', &mut line)? == 0 {
+            return Ok(());
+        }
+        let nl = line.last() == Some(&b'\n');
+        let body = &line[..line.len() - usize::from(nl)];
+        let mut fs = Vec::new();
+        document(
+            rd,
+            known,
+            body,
+            out,
+            findings.is_some().then_some(&mut fs),
+            true,
+        )?;
+        if let Some(f) = findings.as_deref_mut() {
+            f.extend(fs.into_iter().map(|mut x| {
+                x.start += offset;
+                x.end += offset;
+                x
+            }));
+        }
+        if nl {
+            out.write_all(b"\n")?;
+        }
+        offset += line.len();
+    }
 }
 
 /// Write the findings report (rule, label, byte span; never the secret).

@@ -1,51 +1,163 @@
-//! Structure-aware redaction of JSON input.
+//! Structure-aware redaction of JSON input: detection runs on the **decoded** values.
 //!
-//! The raw JSON text is scanned once as text (so rules that need key context, e.g.
-//! `"password": "..."`, still see it); each finding is then clipped to the string tokens it
-//! touches, so replacements only ever land inside string contents and the output stays valid
-//! JSON of the same shape. Details:
-//! - strings without escapes are edited in place (the raw bytes are the value);
-//! - strings with escapes are decoded, scanned again on their decoded value (so `\n` inside a
-//!   PEM block or `\/` in a URL do not hide a secret), redacted, and re-encoded; raw findings
-//!   that touch them are mapped into decoded offsets through a per-byte offset map;
-//! - a finding that covers part of a number (a card number stored as a JSON number) replaces
-//!   that number with the placeholder as a JSON string;
-//! - object keys are only edited by rules with `keys` set;
-//! - a `Withhold` rule replaces the whole input (with its plain message, not JSON).
+//! One pass over the document validates it and collects *segments* into a scan buffer:
+//! - every string value, decoded (escapes resolved), exactly as text mode would see it;
+//! - for a member whose key holds a keyword of some rule, a second, key-context segment
+//!   `"key": "value"` (so rules that need the key, e.g. `"password": "…"`, still fire);
+//! - every object key of at least [`MIN_KEY`] bytes (a secret used as a key is redacted too);
+//! - every number of at least [`MIN_NUM`] characters (a card number stored as a number).
 //!
-//! Finding spans are byte offsets in the original input.
+//! Segments are separated by a blank line; a candidate that crosses a segment boundary is
+//! dropped, one inside a key-context segment is clipped to the value part. The buffer is
+//! scanned and applied in batches of about [`BATCH`] bytes, so memory stays proportional to
+//! the input and the output, never to the number of values. A string value that is itself a
+//! JSON document (after leading white space, `{` or `[` and it parses) is redacted
+//! recursively ([`MAX_NEST`] levels) and re-encoded. Redacted strings are re-encoded with
+//! `serde_json`, so the output is always valid JSON of the same shape (a redacted number
+//! becomes a string). A `Withhold` rule replaces the whole document by its message as a JSON
+//! string. Finding spans are byte offsets of the original input (for an escaped string, of the
+//! escape sequences that produced the secret; inside a nested document, the whole string).
 
-use super::{merge, Cand, Finding, Numbering, Redaction, Redactor};
+use super::{merge, Cand, Finding, KnownValues, Numbering, Redaction, Redactor};
 use std::borrow::Cow;
+use std::sync::Arc;
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Scan-buffer size at which a batch is scanned and applied.
+const BATCH: usize = 1 << 20;
+/// Shortest object key scanned on its own.
+const MIN_KEY: usize = 6;
+/// Shortest number scanned (no detector matches fewer characters).
+const MIN_NUM: usize = 6;
+/// Deepest JSON-inside-a-string nesting redacted recursively.
+const MAX_NEST: usize = 4;
+/// Deepest array / object nesting accepted.
+const MAX_DEPTH: usize = 256;
+/// Between segments: no detector's match spans it usefully (crossing matches are dropped).
+const SEP: &[u8] = b"\n\n";
+
+#[derive(Clone, Copy, PartialEq)]
 enum Kind {
-    Str { key: bool, esc: bool },
+    Key,
+    Str,
     Num,
 }
 
-#[derive(Debug, Clone, Copy)]
+/// A token that got at least one segment: raw span (quotes included for strings).
+#[derive(Clone, Copy)]
 struct Tok {
     start: usize,
     end: usize,
     kind: Kind,
+    esc: bool,
 }
 
-struct Lexer<'a> {
+/// `buf[start..end]` is a segment of token `tok`; candidates before `part` are context.
+struct Seg {
+    start: usize,
+    part: usize,
+    end: usize,
+    tok: usize,
+}
+
+struct Walk<'a, 'r> {
+    rd: &'r Redactor,
+    known: Option<&'r KnownValues>,
     b: &'a [u8],
     i: usize,
+    nest: usize,
+    buf: Vec<u8>,
     toks: Vec<Tok>,
+    segs: Vec<Seg>,
+    out: Vec<u8>,
+    /// `b[..last]` is already in `out` (or unchanged, while `out` is empty)
+    last: usize,
+    findings: Vec<Finding>,
+    withheld: Option<Arc<str>>,
+    numbering: &'r mut Numbering,
 }
 
-const MAX_DEPTH: usize = 256;
+/// Decode a JSON string token (quotes included, already validated) into `out`.
+fn decode_into(raw: &[u8], out: &mut Vec<u8>, map: Option<&mut Vec<usize>>) {
+    let track = map.is_some();
+    let mut dummy = Vec::new();
+    let map = map.unwrap_or(&mut dummy);
+    let end = raw.len() - 1;
+    let mut i = 1;
+    while i < end {
+        let c = raw[i];
+        if c != b'\\' {
+            let n = memchr::memchr(b'\\', &raw[i..end]).unwrap_or(end - i);
+            out.extend_from_slice(&raw[i..i + n]);
+            if track {
+                map.extend(i..i + n);
+            }
+            i += n;
+            continue;
+        }
+        let at = i;
+        let e = raw[i + 1];
+        i += 2;
+        let ch = match e {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            _ => {
+                let hex = |s: &[u8]| {
+                    std::str::from_utf8(s)
+                        .ok()
+                        .and_then(|s| u32::from_str_radix(s, 16).ok())
+                };
+                let mut cp = hex(&raw[i..i + 4]).unwrap_or(0xFFFD);
+                i += 4;
+                if (0xD800..0xDC00).contains(&cp)
+                    && raw.get(i) == Some(&b'\\')
+                    && raw.get(i + 1) == Some(&b'u')
+                {
+                    if let Some(lo) = raw.get(i + 2..i + 6).and_then(hex) {
+                        if (0xDC00..0xE000).contains(&lo) {
+                            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                            i += 6;
+                        }
+                    }
+                }
+                char::from_u32(cp).unwrap_or('\u{FFFD}')
+            }
+        };
+        let mut tmp = [0u8; 4];
+        let s = ch.encode_utf8(&mut tmp).as_bytes();
+        out.extend_from_slice(s);
+        if track {
+            map.extend(std::iter::repeat_n(at, s.len()));
+        }
+    }
+    if track {
+        map.push(end);
+    }
+}
 
-impl<'a> Lexer<'a> {
+fn encode(s: &[u8], out: &mut Vec<u8>) {
+    let st = String::from_utf8_lossy(s);
+    // serializing a str cannot fail
+    out.extend_from_slice(
+        serde_json::to_string(st.as_ref())
+            .unwrap_or_default()
+            .as_bytes(),
+    );
+}
+
+impl<'a> Walk<'a, '_> {
     fn ws(&mut self) {
         while self.i < self.b.len() && matches!(self.b[self.i], b' ' | b'\t' | b'\n' | b'\r') {
             self.i += 1;
         }
     }
-    fn value(&mut self, depth: usize) -> Option<()> {
+
+    fn value(&mut self, depth: usize, key: Option<(usize, usize)>) -> Option<()> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -63,13 +175,16 @@ impl<'a> Lexer<'a> {
                     if self.b.get(self.i) != Some(&b'"') {
                         return None;
                     }
-                    self.string(true)?;
+                    let ks = self.i;
+                    let esc = self.string()?;
+                    let ke = self.i;
+                    self.key(ks, ke, esc);
                     self.ws();
                     if self.b.get(self.i) != Some(&b':') {
                         return None;
                     }
                     self.i += 1;
-                    self.value(depth + 1)?;
+                    self.value(depth + 1, Some((ks, ke)))?;
                     self.ws();
                     match self.b.get(self.i)? {
                         b',' => self.i += 1,
@@ -89,7 +204,7 @@ impl<'a> Lexer<'a> {
                     return Some(());
                 }
                 loop {
-                    self.value(depth + 1)?;
+                    self.value(depth + 1, None)?;
                     self.ws();
                     match self.b.get(self.i)? {
                         b',' => self.i += 1,
@@ -101,14 +216,27 @@ impl<'a> Lexer<'a> {
                     }
                 }
             }
-            b'"' => self.string(false),
+            b'"' => {
+                let s = self.i;
+                let esc = self.string()?;
+                self.string_value(s, self.i, esc, key);
+                Some(())
+            }
             b't' => self.lit(b"true"),
             b'f' => self.lit(b"false"),
             b'n' => self.lit(b"null"),
-            b'-' | b'0'..=b'9' => self.number(),
+            b'-' | b'0'..=b'9' => {
+                let s = self.i;
+                self.number()?;
+                if self.i - s >= MIN_NUM {
+                    self.number_value(s, self.i, key);
+                }
+                Some(())
+            }
             _ => None,
         }
     }
+
     fn lit(&mut self, l: &[u8]) -> Option<()> {
         if self.b[self.i..].starts_with(l) {
             self.i += l.len();
@@ -117,54 +245,39 @@ impl<'a> Lexer<'a> {
             None
         }
     }
-    fn number(&mut self) -> Option<()> {
-        let s = self.i;
-        if self.b[self.i] == b'-' {
-            self.i += 1;
-        }
-        let d0 = self.i;
+
+    fn digits(&mut self) -> Option<()> {
+        let d = self.i;
         while self.i < self.b.len() && self.b[self.i].is_ascii_digit() {
             self.i += 1;
         }
-        if self.i == d0 {
-            return None;
+        (self.i > d).then_some(())
+    }
+
+    fn number(&mut self) -> Option<()> {
+        if self.b[self.i] == b'-' {
+            self.i += 1;
         }
+        self.digits()?;
         if self.b.get(self.i) == Some(&b'.') {
             self.i += 1;
-            let d = self.i;
-            while self.i < self.b.len() && self.b[self.i].is_ascii_digit() {
-                self.i += 1;
-            }
-            if self.i == d {
-                return None;
-            }
+            self.digits()?;
         }
         if matches!(self.b.get(self.i), Some(b'e') | Some(b'E')) {
             self.i += 1;
             if matches!(self.b.get(self.i), Some(b'+') | Some(b'-')) {
                 self.i += 1;
             }
-            let d = self.i;
-            while self.i < self.b.len() && self.b[self.i].is_ascii_digit() {
-                self.i += 1;
-            }
-            if self.i == d {
-                return None;
-            }
+            self.digits()?;
         }
-        self.toks.push(Tok {
-            start: s,
-            end: self.i,
-            kind: Kind::Num,
-        });
         Some(())
     }
-    fn string(&mut self, key: bool) -> Option<()> {
-        let s = self.i;
+
+    /// Lex a string token at `self.i`; returns whether it has escapes.
+    fn string(&mut self) -> Option<bool> {
         self.i += 1;
         let mut esc = false;
         loop {
-            // fast skip to the next quote / backslash / control
             let rest = &self.b[self.i..];
             let off = memchr::memchr2(b'"', b'\\', rest)?;
             if rest[..off].iter().any(|&c| c < 0x20) {
@@ -173,7 +286,7 @@ impl<'a> Lexer<'a> {
             self.i += off;
             if self.b[self.i] == b'"' {
                 self.i += 1;
-                break;
+                return Some(esc);
             }
             esc = true;
             self.i += 1;
@@ -189,264 +302,290 @@ impl<'a> Lexer<'a> {
                 _ => return None,
             }
         }
+    }
+
+    fn push_tok(&mut self, start: usize, end: usize, kind: Kind, esc: bool) -> usize {
         self.toks.push(Tok {
-            start: s,
-            end: self.i,
-            kind: Kind::Str { key, esc },
+            start,
+            end,
+            kind,
+            esc,
         });
-        Some(())
+        self.toks.len() - 1
     }
-}
 
-/// Decode a JSON string token (with quotes) into bytes + the raw offset of every decoded byte
-/// (plus one sentinel = offset of the closing quote).
-fn decode(raw: &[u8], base: usize) -> Option<(Vec<u8>, Vec<usize>)> {
-    let mut out = Vec::with_capacity(raw.len());
-    let mut map = Vec::with_capacity(raw.len() + 1);
-    let mut i = 1;
-    let end = raw.len() - 1;
-    while i < end {
-        let c = raw[i];
-        if c != b'\\' {
-            out.push(c);
-            map.push(base + i);
-            i += 1;
-            continue;
-        }
-        let at = base + i;
-        let e = raw[i + 1];
-        i += 2;
-        let ch = match e {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let hex = |s: &[u8]| u32::from_str_radix(std::str::from_utf8(s).ok()?, 16).ok();
-                let mut cp = hex(&raw[i..i + 4])?;
-                i += 4;
-                if (0xD800..0xDC00).contains(&cp)
-                    && raw.get(i) == Some(&b'\\')
-                    && raw.get(i + 1) == Some(&b'u')
-                {
-                    let lo = hex(raw.get(i + 2..i + 6)?)?;
-                    if (0xDC00..0xE000).contains(&lo) {
-                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                        i += 6;
-                    }
-                }
-                char::from_u32(cp).unwrap_or('\u{FFFD}')
-            }
-            _ => return None,
-        };
-        let mut buf = [0u8; 4];
-        for &b in ch.encode_utf8(&mut buf).as_bytes() {
-            out.push(b);
-            map.push(at);
+    /// Append the decoded content of the string token `[s, e)` to the buffer.
+    fn push_decoded(&mut self, s: usize, e: usize, esc: bool) {
+        if esc {
+            decode_into(&self.b[s..e], &mut self.buf, None);
+        } else {
+            self.buf.extend_from_slice(&self.b[s + 1..e - 1]);
         }
     }
-    map.push(base + end);
-    Some((out, map))
-}
 
-fn encode(s: &[u8], out: &mut Vec<u8>) {
-    let st = String::from_utf8_lossy(s);
-    out.extend_from_slice(serde_json::to_string(st.as_ref()).unwrap().as_bytes());
-}
-
-pub(super) fn redact_json<'a>(rd: &Redactor, input: &'a str) -> Option<Redaction<'a>> {
-    let b = input.as_bytes();
-    let mut lx = Lexer {
-        b,
-        i: 0,
-        toks: Vec::new(),
-    };
-    lx.value(0)?;
-    lx.ws();
-    if lx.i != b.len() {
-        return None;
-    }
-    let toks = lx.toks;
-
-    // 1. raw scan
-    let raw = merge(rd.candidates(b, 0, b.len(), false));
-    // 2. decoded scan of escaped strings
-    let mut per_tok: Vec<(usize, Vec<Cand>)> = Vec::new(); // (token index, decoded-offset cands)
-    let mut decoded: Vec<Option<(Vec<u8>, Vec<usize>)>> = vec![None; toks.len()];
-    for (ti, t) in toks.iter().enumerate() {
-        if let Kind::Str { key, esc: true } = t.kind {
-            let (d, map) = decode(&b[t.start..t.end], t.start)?;
-            let c = rd.candidates(&d, 0, d.len(), key);
-            if !c.is_empty() {
-                per_tok.push((ti, c));
-            }
-            decoded[ti] = Some((d, map));
-        }
-    }
-    if raw.is_empty() && per_tok.is_empty() {
-        return Some(Redaction {
-            text: Cow::Borrowed(input),
-            findings: Vec::new(),
-            withheld_by: None,
+    fn end_seg(&mut self, start: usize, part: usize, tok: usize) {
+        self.segs.push(Seg {
+            start,
+            part,
+            end: self.buf.len(),
+            tok,
         });
+        self.buf.extend_from_slice(SEP);
     }
 
-    // 3. clip raw candidates to tokens
-    // edits: (raw_start, raw_end, cand-with-value-range, kind)
-    enum Edit {
-        Raw(Cand),               // replace b[start..end] inside an unescaped string
-        Num(Cand, usize, usize), // replace the number token [s,e) by a quoted placeholder
-    }
-    let mut edits: Vec<Edit> = Vec::new();
-    let mut findings: Vec<Finding> = Vec::new();
-    let mut withheld = None;
-    for &c in &raw {
-        if matches!(
-            rd.rule_spec(c.rule).replacement,
-            super::Replacement::Withhold(_)
-        ) && withheld.is_none()
-        {
-            withheld = Some(c.rule);
+    fn key(&mut self, s: usize, e: usize, esc: bool) {
+        if e - s - 2 < MIN_KEY {
+            return;
         }
-        // first token whose end > c.start
-        let mut ti = toks.partition_point(|t| t.end <= c.start);
-        while ti < toks.len() && toks[ti].start < c.end {
-            let t = toks[ti];
-            match t.kind {
-                Kind::Str { key, esc } => {
-                    if key && !rd.rule_spec(c.rule).keys {
-                        ti += 1;
-                        continue;
-                    }
-                    let (cs, ce) = (t.start + 1, t.end - 1);
-                    let (s, e) = (c.start.max(cs), c.end.min(ce));
-                    if s < e {
-                        if esc {
-                            let map = &decoded[ti].as_ref().unwrap().1;
-                            let ds = map.partition_point(|&o| o < s);
-                            let de = map.partition_point(|&o| o < e);
-                            if ds < de {
-                                match per_tok.iter_mut().find(|(i, _)| *i == ti) {
-                                    Some((_, v)) => v.push(Cand {
-                                        start: ds,
-                                        end: de,
-                                        rule: c.rule,
-                                    }),
-                                    None => per_tok.push((
-                                        ti,
-                                        vec![Cand {
-                                            start: ds,
-                                            end: de,
-                                            rule: c.rule,
-                                        }],
-                                    )),
-                                }
-                            }
-                        } else {
-                            edits.push(Edit::Raw(Cand {
+        let t = self.push_tok(s, e, Kind::Key, esc);
+        let start = self.buf.len();
+        self.push_decoded(s, e, esc);
+        self.end_seg(start, start, t);
+        self.maybe_flush();
+    }
+
+    /// Does the key `[s, e)` hold a keyword of some rule (then it is context for the value)?
+    fn key_is_context(&self, key: Option<(usize, usize)>) -> Option<(usize, usize)> {
+        let (s, e) = key?;
+        (e - s <= 130 && self.rd.has_keyword(&self.b[s..e])).then_some((s, e))
+    }
+
+    fn string_value(&mut self, s: usize, e: usize, esc: bool, key: Option<(usize, usize)>) {
+        // JSON inside the string: redact it as a document, recursively.
+        if self.nest < MAX_NEST && e - s > 3 {
+            let mut d = Vec::new();
+            self.push_decoded_into(s, e, esc, &mut d);
+            let first = d.iter().find(|c| !c.is_ascii_whitespace());
+            if matches!(first, Some(b'{') | Some(b'[')) {
+                if let Ok(text) = std::str::from_utf8(&d) {
+                    self.flush();
+                    if let Some(r) =
+                        redact_doc(self.rd, self.known, text, self.nest + 1, self.numbering)
+                    {
+                        if r.withheld_by.is_some() && self.withheld.is_none() {
+                            self.withheld = r.withheld_by.clone();
+                        }
+                        for f in &r.findings {
+                            self.findings.push(Finding {
                                 start: s,
                                 end: e,
-                                rule: c.rule,
-                            }));
+                                ..f.clone()
+                            });
                         }
+                        if r.changed() {
+                            let mut enc = Vec::new();
+                            encode(r.text.as_bytes(), &mut enc);
+                            self.edit(s, e, &enc);
+                        }
+                        return;
                     }
                 }
-                Kind::Num => edits.push(Edit::Num(c, t.start, t.end)),
             }
-            ti += 1;
+        }
+        let t = self.push_tok(s, e, Kind::Str, esc);
+        let start = self.buf.len();
+        self.push_decoded(s, e, esc);
+        self.end_seg(start, start, t);
+        if let Some((ks, ke)) = self.key_is_context(key) {
+            let start = self.buf.len();
+            self.buf.push(b'"');
+            let kesc = self.b[ks..ke].contains(&b'\\');
+            self.push_decoded(ks, ke, kesc);
+            self.buf.extend_from_slice(b"\": \"");
+            let part = self.buf.len();
+            self.push_decoded(s, e, esc);
+            self.buf.push(b'"');
+            self.segs.push(Seg {
+                start,
+                part,
+                end: self.buf.len() - 1,
+                tok: t,
+            });
+            self.buf.extend_from_slice(SEP);
+        }
+        self.maybe_flush();
+    }
+
+    fn push_decoded_into(&self, s: usize, e: usize, esc: bool, out: &mut Vec<u8>) {
+        if esc {
+            decode_into(&self.b[s..e], out, None);
+        } else {
+            out.extend_from_slice(&self.b[s + 1..e - 1]);
         }
     }
-    // collect all edits as (start, end, bytes) in order
-    let mut numbering = Numbering::default();
-    let mut pieces: Vec<(usize, usize, Vec<u8>)> = Vec::new();
-    let mut num_done = std::collections::HashSet::new();
-    for e in &edits {
-        match *e {
-            Edit::Raw(c) => {
-                let mut rep = Vec::new();
-                rd.replacement(c, &b[c.start..c.end], &mut numbering, &mut rep);
-                findings.push(rd.finding(c, 0));
-                pieces.push((c.start, c.end, rep));
+
+    fn number_value(&mut self, s: usize, e: usize, key: Option<(usize, usize)>) {
+        let t = self.push_tok(s, e, Kind::Num, false);
+        let start = self.buf.len();
+        self.buf.extend_from_slice(&self.b[s..e]);
+        self.end_seg(start, start, t);
+        if let Some((ks, ke)) = self.key_is_context(key) {
+            let start = self.buf.len();
+            self.buf.push(b'"');
+            let kesc = self.b[ks..ke].contains(&b'\\');
+            self.push_decoded(ks, ke, kesc);
+            self.buf.extend_from_slice(b"\": ");
+            let part = self.buf.len();
+            self.buf.extend_from_slice(&self.b[s..e]);
+            self.end_seg(start, part, t);
+        }
+        self.maybe_flush();
+    }
+
+    fn maybe_flush(&mut self) {
+        if self.buf.len() >= BATCH {
+            self.flush();
+        }
+    }
+
+    /// Replace `b[s..e]` by `rep` in the output.
+    fn edit(&mut self, s: usize, e: usize, rep: &[u8]) {
+        if self.out.capacity() == 0 {
+            self.out.reserve(self.b.len() + 64);
+        }
+        self.out.extend_from_slice(&self.b[self.last..s]);
+        self.out.extend_from_slice(rep);
+        self.last = e;
+    }
+
+    /// Scan the buffered segments, apply what was found, clear the batch.
+    fn flush(&mut self) {
+        if self.segs.is_empty() {
+            self.buf.clear();
+            self.toks.clear();
+            return;
+        }
+        let rd = self.rd;
+        let mut cands = rd.candidates(&self.buf, 0, self.buf.len());
+        if let Some(k) = self.known {
+            k.candidates(&self.buf, rd.known_rule(), &mut cands);
+        }
+        // per token: candidates in decoded-value offsets
+        let mut per: Vec<(usize, Cand)> = Vec::new();
+        for c in merge(cands) {
+            let si = self.segs.partition_point(|g| g.end <= c.start);
+            let Some(g) = self.segs.get(si) else { continue };
+            if c.start < g.start || c.end > g.end || c.end <= g.part {
+                continue;
             }
-            Edit::Num(c, s, e) => {
-                if !num_done.insert(s) {
-                    continue;
+            let s = c.start.max(g.part) - g.part;
+            per.push((
+                g.tok,
+                Cand {
+                    start: s,
+                    end: c.end - g.part,
+                    rule: c.rule,
+                },
+            ));
+        }
+        per.sort_by_key(|&(t, c)| (t, c.start));
+        let mut i = 0;
+        let mut value = Vec::new();
+        let mut map = Vec::new();
+        while i < per.len() {
+            let t = per[i].0;
+            let mut j = i;
+            while j < per.len() && per[j].0 == t {
+                j += 1;
+            }
+            let merged = merge(per[i..j].iter().map(|p| p.1).collect());
+            i = j;
+            let tok = self.toks[t];
+            value.clear();
+            map.clear();
+            if tok.kind == Kind::Num {
+                value.extend_from_slice(&self.b[tok.start..tok.end]);
+            } else if tok.esc {
+                decode_into(&self.b[tok.start..tok.end], &mut value, Some(&mut map));
+            } else {
+                value.extend_from_slice(&self.b[tok.start + 1..tok.end - 1]);
+            }
+            let raw = |o: usize| -> usize {
+                match tok.kind {
+                    Kind::Num => tok.start + o,
+                    _ if tok.esc => tok.start + map[o.min(map.len() - 1)],
+                    _ => tok.start + 1 + o,
                 }
-                let mut rep = Vec::new();
-                rd.replacement(c, &b[s..e], &mut numbering, &mut rep);
-                let mut q = Vec::new();
-                encode(&rep, &mut q);
-                findings.push(rd.finding(
+            };
+            let mut rep = Vec::with_capacity(value.len());
+            let mut last = 0;
+            for &c in &merged {
+                if rd.is_withhold(c.rule) && self.withheld.is_none() {
+                    self.withheld = Some(rd.rule_id_of(c.rule));
+                }
+                let (rs, re) = (raw(c.start), raw(c.end).max(raw(c.start) + 1));
+                self.findings.push(rd.finding(
                     Cand {
-                        start: s,
-                        end: e,
+                        start: rs,
+                        end: re,
                         rule: c.rule,
                     },
                     0,
                 ));
-                pieces.push((s, e, q));
+                rep.extend_from_slice(&value[last..c.start]);
+                rd.replacement(c, &value[c.start..c.end], self.numbering, &mut rep);
+                last = c.end;
             }
+            rep.extend_from_slice(&value[last..]);
+            let mut enc = Vec::with_capacity(rep.len() + 2);
+            encode(&rep, &mut enc);
+            self.edit(tok.start, tok.end, &enc);
         }
+        self.buf.clear();
+        self.toks.clear();
+        self.segs.clear();
     }
-    for (ti, cands) in per_tok {
-        let t = toks[ti];
-        let (d, map) = decoded[ti].as_ref().unwrap();
-        let merged = merge(cands);
-        if withheld.is_none() {
-            withheld = rd.withhold_rule(&merged);
-        }
-        let mut out = Vec::with_capacity(d.len());
-        let mut last = 0;
-        for &c in &merged {
-            out.extend_from_slice(&d[last..c.start]);
-            rd.replacement(c, &d[c.start..c.end], &mut numbering, &mut out);
-            last = c.end;
-            let rs = map[c.start];
-            let re = if c.end < map.len() - 1 {
-                map[c.end]
-            } else {
-                map[map.len() - 1]
-            };
-            findings.push(rd.finding(
-                Cand {
-                    start: rs,
-                    end: re.max(rs + 1),
-                    rule: c.rule,
-                },
-                0,
-            ));
-        }
-        out.extend_from_slice(&d[last..]);
-        let mut enc = Vec::new();
-        encode(&out, &mut enc);
-        pieces.push((t.start, t.end, enc));
+}
+
+/// Redact a JSON document; `None` if `input` is not one (then the caller treats it as text).
+pub(super) fn redact_doc<'a>(
+    rd: &Redactor,
+    known: Option<&KnownValues>,
+    input: &'a str,
+    nest: usize,
+    numbering: &mut Numbering,
+) -> Option<Redaction<'a>> {
+    let b = input.as_bytes();
+    let mut w = Walk {
+        rd,
+        known,
+        b,
+        i: 0,
+        nest,
+        buf: Vec::new(),
+        toks: Vec::new(),
+        segs: Vec::new(),
+        out: Vec::new(),
+        last: 0,
+        findings: Vec::new(),
+        withheld: None,
+        numbering,
+    };
+    w.value(0, None)?;
+    w.ws();
+    if w.i != b.len() {
+        return None;
     }
+    w.flush();
+    let mut findings = w.findings;
     findings.sort_by_key(|f| (f.start, f.end));
-    if let Some(r) = withheld {
-        let id: std::sync::Arc<str> = rd.rule_id(r as usize).into();
-        let msg = rd.rule_spec(r).replacement.label().to_string();
+    if let Some(id) = w.withheld {
+        let msg = rd.withhold_message(&id);
         return Some(Redaction {
-            text: Cow::Owned(msg),
+            text: Cow::Owned(serde_json::Value::String(msg).to_string()),
             findings,
             withheld_by: Some(id),
         });
     }
-    pieces.sort_by_key(|p| p.0);
-    let mut out = Vec::with_capacity(b.len());
-    let mut last = 0;
-    for (s, e, rep) in pieces {
-        if s < last {
-            continue; // cannot happen (disjoint by construction); be safe
-        }
-        out.extend_from_slice(&b[last..s]);
-        out.extend_from_slice(&rep);
-        last = e;
+    if w.out.capacity() == 0 {
+        return Some(Redaction {
+            text: Cow::Borrowed(input),
+            findings,
+            withheld_by: None,
+        });
     }
-    out.extend_from_slice(&b[last..]);
+    let mut out = w.out;
+    out.extend_from_slice(&b[w.last..]);
     let text = String::from_utf8(out).ok()?;
     Some(Redaction {
         text: Cow::Owned(text),

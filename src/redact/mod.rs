@@ -25,11 +25,16 @@
 
 mod gate;
 mod json;
+mod known;
 mod lanes;
 mod literals;
 mod stream;
 mod validate;
 
+pub use known::{
+    is_secret_name, is_secret_value, KnownValues, KNOWN_LABEL, KNOWN_MIN_ENTROPY, KNOWN_MIN_LEN,
+    KNOWN_RULE_ID,
+};
 pub use stream::{STREAM_CHUNK, STREAM_MAX_OVERLAP};
 pub use validate::{shannon_entropy, Validator};
 
@@ -59,7 +64,8 @@ pub struct DetectorSpec {
     pub replacement: Replacement,
     /// The detector regex (flags inlined).
     pub regex: String,
-    /// Capture group holding the secret (`None`: the whole match).
+    /// Capture group holding the secret (`None`: the whole match). When that group did not
+    /// take part in a match, the first later group that did holds the secret.
     pub capture: Option<usize>,
     /// Anchor literals; empty: extracted from the regex.
     pub keywords: Vec<String>,
@@ -71,7 +77,7 @@ pub struct DetectorSpec {
     pub allow_values: Vec<String>,
     /// Patterns of values never redacted.
     pub allow_patterns: Vec<String>,
-    /// JSON mode: also redact inside object keys.
+    /// Policy compatibility only: JSON object keys are scanned by every rule.
     pub keys: bool,
 }
 
@@ -314,9 +320,9 @@ pub struct Redactor {
     /// keywordless rules: one alternation regex used only to find anchor positions
     anchor_re: OnceLock<Result<Regex, String>>,
     max_placeholder: usize,
-    #[allow(dead_code)]
-    any_keys: bool,
     overlap: usize,
+    known_id: Arc<str>,
+    known_label: Arc<str>,
 }
 
 /// A confirmed candidate before merging: secret span and rule index.
@@ -354,6 +360,16 @@ fn build_regex(src: &str, unicode: bool) -> Result<Regex, String> {
         .dfa_size_limit(DFA_SIZE_LIMIT)
         .build()
         .map_err(|e| e.to_string())
+}
+
+/// Rule slot of a veto: the span of a checksum rule's match that failed its check.
+const VETO: u32 = u32::MAX;
+
+/// What confirmation decides about one match.
+enum Verdict {
+    Accept,
+    Reject,
+    Veto,
 }
 
 /// A search window: (rule, start, end, lowest start it may grow to, highest end).
@@ -459,7 +475,6 @@ impl Redactor {
         let mut ids = std::collections::HashSet::new();
         let mut placeholders = Vec::new();
         let mut numbered_prefixes = Vec::new();
-        let mut any_keys = false;
         let mut overlap = 256usize;
         for (i, spec) in specs.into_iter().enumerate() {
             if !ids.insert(spec.id.clone()) {
@@ -533,7 +548,6 @@ impl Redactor {
                 Replacement::Numbered(n) => numbered_prefixes.push(format!("[{n}_")),
                 r => placeholders.push(r.label().to_string()),
             }
-            any_keys |= spec.keys;
             let id: Arc<str> = spec.id.as_str().into();
             let label: Arc<str> = spec.replacement.label().into();
             rules.push(Rule {
@@ -548,6 +562,7 @@ impl Redactor {
                 compiled: OnceLock::new(),
             });
         }
+        placeholders.push(KNOWN_LABEL.to_string());
         placeholders.retain(|p| !p.is_empty());
         placeholders.sort();
         placeholders.dedup();
@@ -600,8 +615,9 @@ impl Redactor {
             placeholder_ac,
             anchor_re: OnceLock::new(),
             max_placeholder,
-            any_keys,
             overlap: overlap.min(stream::STREAM_MAX_OVERLAP),
+            known_id: KNOWN_RULE_ID.into(),
+            known_label: KNOWN_LABEL.into(),
         })
     }
 
@@ -637,27 +653,55 @@ impl Redactor {
 
     /// Plain-text redaction.
     pub fn redact_text<'a>(&self, text: &'a str) -> Redaction<'a> {
+        self.redact_text_with(text, None)
+    }
+
+    /// Plain-text redaction that also masks `known` values.
+    pub fn redact_text_with<'a>(
+        &self,
+        text: &'a str,
+        known: Option<&KnownValues>,
+    ) -> Redaction<'a> {
         let mut numbering = Numbering::default();
-        let cands = self.candidates(text.as_bytes(), 0, text.len(), false);
+        let mut cands = self.candidates(text.as_bytes(), 0, text.len());
+        if let Some(k) = known {
+            k.candidates(text.as_bytes(), self.known_rule(), &mut cands);
+        }
         self.apply_text(text, cands, &mut numbering)
     }
 
-    /// Structure-aware redaction: JSON input (object / array) is redacted inside its string
-    /// values (and keys for rules with `keys`), and the output is valid JSON of the same
-    /// shape. Anything else is redacted as text.
+    /// Structure-aware redaction: a JSON document (object / array) is redacted inside its
+    /// decoded string values, keys and long numbers (recursively into JSON held in a string),
+    /// and the output is valid JSON of the same shape (see `json.rs`). Anything else is
+    /// redacted as text.
     pub fn redact<'a>(&self, input: &'a str) -> Redaction<'a> {
+        self.redact_with(input, None)
+    }
+
+    /// JSON-only redaction (see [`redact`](Self::redact)); `None` if `input` is not one JSON
+    /// document.
+    pub fn redact_json<'a>(
+        &self,
+        input: &'a str,
+        known: Option<&KnownValues>,
+    ) -> Option<Redaction<'a>> {
+        json::redact_doc(self, known, input, 0, &mut Numbering::default())
+    }
+
+    /// [`redact`](Self::redact) that also masks `known` values.
+    pub fn redact_with<'a>(&self, input: &'a str, known: Option<&KnownValues>) -> Redaction<'a> {
         let first = input.bytes().find(|b| !b.is_ascii_whitespace());
         if matches!(first, Some(b'{') | Some(b'[')) {
-            if let Some(r) = json::redact_json(self, input) {
+            if let Some(r) = json::redact_doc(self, known, input, 0, &mut Numbering::default()) {
                 return r;
             }
         }
-        self.redact_text(input)
+        self.redact_text_with(input, known)
     }
 
     /// Findings only (no output text): "does this text carry a credential?".
     pub fn detects(&self, text: &str) -> impl Iterator<Item = Finding> + '_ {
-        let cands = self.candidates(text.as_bytes(), 0, text.len(), false);
+        let cands = self.candidates(text.as_bytes(), 0, text.len());
         let merged = merge(cands);
         merged.into_iter().map(move |c| self.finding(c, 0))
     }
@@ -673,7 +717,22 @@ impl Redactor {
         r: R,
         w: W,
     ) -> std::io::Result<Vec<Finding>> {
-        stream::redact_stream(self, r, w, STREAM_CHUNK)
+        let mut f = Vec::new();
+        stream::redact_stream(self, r, w, STREAM_CHUNK, None, Some(&mut f))?;
+        Ok(f)
+    }
+
+    /// Streaming redaction that also masks `known` values; findings are collected into
+    /// `findings` only when it is given (memory stays bounded without it). Returns the number
+    /// of findings.
+    pub fn redact_stream_with<R: std::io::Read, W: std::io::Write>(
+        &self,
+        r: R,
+        w: W,
+        known: Option<&KnownValues>,
+        findings: Option<&mut Vec<Finding>>,
+    ) -> std::io::Result<usize> {
+        stream::redact_stream(self, r, w, STREAM_CHUNK, known, findings)
     }
 
     /// Same with an explicit chunk size (tests, tuning).
@@ -683,37 +742,66 @@ impl Redactor {
         w: W,
         chunk: usize,
     ) -> std::io::Result<Vec<Finding>> {
-        stream::redact_stream(self, r, w, chunk.max(16))
+        let mut f = Vec::new();
+        stream::redact_stream(self, r, w, chunk.max(16), None, Some(&mut f))?;
+        Ok(f)
+    }
+
+    /// The rule index known-value candidates carry (one past the last rule).
+    pub(crate) fn known_rule(&self) -> u32 {
+        self.rules.len() as u32
     }
 
     pub(crate) fn finding(&self, c: Cand, base: usize) -> Finding {
-        let r = &self.rules[c.rule as usize];
+        let (rule_id, label) = match self.rules.get(c.rule as usize) {
+            Some(r) => (r.id.clone(), r.label.clone()),
+            None => (self.known_id.clone(), self.known_label.clone()),
+        };
         Finding {
-            rule_id: r.id.clone(),
+            rule_id,
             rule: c.rule as usize,
-            label: r.label.clone(),
+            label,
             start: c.start + base,
             end: c.end + base,
         }
     }
 
-    pub(crate) fn rule_spec(&self, i: u32) -> &DetectorSpec {
-        &self.rules[i as usize].spec
+    /// The replacement of rule `i` (known values: their label).
+    pub(crate) fn replacement_of(&self, i: u32) -> Option<&Replacement> {
+        self.rules.get(i as usize).map(|r| &r.spec.replacement)
     }
-    #[allow(dead_code)]
-    pub(crate) fn any_keys(&self) -> bool {
-        self.any_keys
+
+    /// Does rule `i` withhold the whole text?
+    pub(crate) fn is_withhold(&self, i: u32) -> bool {
+        matches!(self.replacement_of(i), Some(Replacement::Withhold(_)))
+    }
+
+    /// The id of rule `i` (known values included).
+    pub(crate) fn rule_id_of(&self, i: u32) -> Arc<str> {
+        self.rules
+            .get(i as usize)
+            .map_or_else(|| self.known_id.clone(), |r| r.id.clone())
+    }
+
+    /// The message of the withholding rule `id`.
+    pub(crate) fn withhold_message(&self, id: &str) -> String {
+        self.rules
+            .iter()
+            .find(|r| &*r.id == id)
+            .map_or_else(String::new, |r| r.label.to_string())
+    }
+
+    /// Does `b` contain a keyword of some rule (is it context for a JSON value)?
+    pub(crate) fn has_keyword(&self, b: &[u8]) -> bool {
+        use aho_corasick::automaton::Automaton;
+        let Some(ac) = &self.ac else { return false };
+        let input = aho_corasick::Input::new(b);
+        matches!(ac.try_find(&input), Ok(Some(_)))
     }
 
     /// All confirmed candidates whose match lies in `hay[lo..hi]` (with `hay` as context),
-    /// unmerged. `keys_only`: only rules with `keys` set.
-    pub(crate) fn candidates(
-        &self,
-        hay: &[u8],
-        lo: usize,
-        hi: usize,
-        keys_only: bool,
-    ) -> Vec<Cand> {
+    /// unmerged.
+    pub(crate) fn candidates(&self, hay: &[u8], lo: usize, hi: usize) -> Vec<Cand> {
         let mut out = Vec::new();
         let region = &hay[..hi];
         if let Some(ac) = &self.ac {
@@ -723,9 +811,6 @@ impl Redactor {
                 let mut lower: Option<bool> = None;
                 for &r in &self.kw_rules[pat] {
                     let rule = &self.rules[r as usize];
-                    if keys_only && !rule.spec.keys {
-                        continue;
-                    }
                     if rule.kw_upper
                         && *lower
                             .get_or_insert_with(|| hay[ms..me].iter().any(u8::is_ascii_lowercase))
@@ -758,9 +843,6 @@ impl Redactor {
             let mut wins: Vec<Win> = Vec::with_capacity(runs.len());
             for (k, s, e) in runs {
                 let r = self.gated[k];
-                if keys_only && !self.rules[r as usize].spec.keys {
-                    continue;
-                }
                 // one byte of look-ahead context; no match can consume it
                 let e = (e + 1).min(hi);
                 wins.push((r, s, e, s, e));
@@ -792,9 +874,6 @@ impl Redactor {
                         let (ms, me) = (m.start() + lo, m.end() + lo);
                         for &r in &self.anchored {
                             let rule = &self.rules[r as usize];
-                            if keys_only && !rule.spec.keys {
-                                continue;
-                            }
                             wins.push(window(rule, hay, ms, me, lo, hi));
                             wins.last_mut().unwrap().0 = r;
                         }
@@ -808,6 +887,7 @@ impl Redactor {
                 }
             }
         }
+        self.apply_vetoes(&mut out);
         out
     }
 
@@ -867,7 +947,9 @@ impl Redactor {
                         None => break,
                         Some(caps) => {
                             let m = caps.get(0).unwrap();
-                            match caps.get(g) {
+                            // the capture group, or the first later group that took part
+                            // (`"(…)"|'(…)'|(…)`: one secret, several quotings)
+                            match (g..caps.len()).find_map(|i| caps.get(i)) {
                                 Some(s) => (m.start(), m.end(), s.start(), s.end()),
                                 None => (m.start(), m.end(), m.end(), m.end()),
                             }
@@ -892,15 +974,19 @@ impl Redactor {
                     }
                     continue 'outer;
                 }
-                if se > ss
-                    && self.accept(rule, &hay[ss..se])
-                    && !self.overlaps_placeholder(hay, ss, se)
-                {
-                    out.push(Cand {
-                        start: floor_char(hay, ss),
-                        end: ceil_char(hay, se),
-                        rule: r,
-                    });
+                if se > ss && !self.overlaps_placeholder(hay, ss, se) {
+                    let rule = match self.verdict(rule, &hay[ss..se], &hay[ms..ss.max(ms)]) {
+                        Verdict::Accept => r,
+                        Verdict::Veto => VETO,
+                        Verdict::Reject => u32::MAX - 2,
+                    };
+                    if rule != u32::MAX - 2 {
+                        out.push(Cand {
+                            start: floor_char(hay, ss),
+                            end: ceil_char(hay, se),
+                            rule,
+                        });
+                    }
                 }
                 pos = if me > ms { me } else { ceil_char(hay, me + 1) };
             }
@@ -908,34 +994,76 @@ impl Redactor {
         }
     }
 
-    fn accept(&self, rule: &Rule, secret: &[u8]) -> bool {
+    /// Confirm one match: `secret` is the captured value, `before` the match text before it.
+    fn verdict(&self, rule: &Rule, secret: &[u8], before: &[u8]) -> Verdict {
         let spec = &rule.spec;
+        if spec.validator.is_some_and(Validator::checks_key_name) && !validate::key_name_ok(before)
+        {
+            return Verdict::Reject;
+        }
         if self.is_placeholder(secret) {
-            return false;
+            return Verdict::Reject;
         }
         if !spec.allow_values.is_empty() && spec.allow_values.iter().any(|v| v.as_bytes() == secret)
         {
-            return false;
+            return Verdict::Reject;
         }
         if let Some(min) = spec.min_entropy {
             if shannon_entropy(secret) < min {
-                return false;
+                return Verdict::Reject;
             }
         }
+        let self_certifying = spec.validator.is_some_and(Validator::is_checksum);
         if let Some(v) = spec.validator {
             if !v.check(secret) {
-                return false;
+                // a structured number whose checksum fails is a look-alike: its digits
+                // belong to no other (unchecked) rule either
+                return if matches!(v, Validator::Luhn | Validator::Iban | Validator::Ssn) {
+                    Verdict::Veto
+                } else {
+                    Verdict::Reject
+                };
             }
+        }
+        if !self_certifying
+            && !matches!(spec.replacement, Replacement::Numbered(_))
+            && validate::looks_placeholder(secret)
+        {
+            return Verdict::Reject;
         }
         if let Ok(Compiled {
             allow: Some(set), ..
         }) = rule.compiled()
         {
             if set.is_match(secret) {
-                return false;
+                return Verdict::Reject;
             }
         }
-        true
+        Verdict::Accept
+    }
+
+    /// Drop the vetoes from `out`, and every candidate of a rule without a checksum that lies
+    /// inside one (the digits of an IBAN with a wrong check are no phone number).
+    fn apply_vetoes(&self, out: &mut Vec<Cand>) {
+        if !out.iter().any(|c| c.rule == VETO) {
+            return;
+        }
+        let mut vetoes: Vec<(usize, usize)> = out
+            .iter()
+            .filter(|c| c.rule == VETO)
+            .map(|c| (c.start, c.end))
+            .collect();
+        vetoes.sort_unstable();
+        out.retain(|c| {
+            if c.rule == VETO {
+                return false;
+            }
+            let checked = self
+                .rules
+                .get(c.rule as usize)
+                .is_some_and(|r| r.spec.validator.is_some_and(Validator::is_checksum));
+            checked || !vetoes.iter().any(|&(s, e)| s <= c.start && c.end <= e)
+        });
     }
 
     /// A secret that contains one of our own replacement texts is a previous redaction.
@@ -994,7 +1122,11 @@ impl Redactor {
         numbering: &mut Numbering,
         out: &mut Vec<u8>,
     ) {
-        match &self.rules[c.rule as usize].spec.replacement {
+        let Some(rep) = self.replacement_of(c.rule) else {
+            out.extend_from_slice(KNOWN_LABEL.as_bytes());
+            return;
+        };
+        match rep {
             Replacement::Label(l) | Replacement::Withhold(l) => out.extend_from_slice(l.as_bytes()),
             Replacement::Prefix { label, keep } => {
                 let k = (*keep).min(secret.len() / 3);
@@ -1023,12 +1155,7 @@ impl Redactor {
     pub(crate) fn withhold_rule(&self, merged: &[Cand]) -> Option<u32> {
         merged
             .iter()
-            .find(|c| {
-                matches!(
-                    self.rules[c.rule as usize].spec.replacement,
-                    Replacement::Withhold(_)
-                )
-            })
+            .find(|c| self.is_withhold(c.rule))
             .map(|c| c.rule)
     }
 

@@ -19,8 +19,11 @@
 //! `Withhold` in a stream: bytes already written cannot be recalled, so from the round that
 //! finds the withheld content on, the message is written once and nothing else is; the rest
 //! of the input is still read so that the findings list is complete.
+//!
+//! Findings are collected only when the caller asks for them (`--report`); otherwise only
+//! counted, so memory does not grow with the number of findings.
 
-use super::{floor_char, merge, Numbering, Redactor, Replacement};
+use super::{floor_char, merge, KnownValues, Numbering, Redactor, Replacement};
 use std::io::{self, Read, Write};
 
 /// Bytes committed (written out) per streaming round.
@@ -54,14 +57,18 @@ pub(super) fn redact_stream<R: Read, W: Write>(
     mut r: R,
     mut w: W,
     chunk: usize,
-) -> io::Result<Vec<super::Finding>> {
-    let overlap = rd.stream_overlap();
+    known: Option<&KnownValues>,
+    mut findings: Option<&mut Vec<super::Finding>>,
+) -> io::Result<usize> {
+    let overlap = rd
+        .stream_overlap()
+        .max(known.map_or(0, |k| k.longest() + 1));
     let mut buf: Vec<u8> = Vec::with_capacity(chunk + 2 * overlap + 8);
     let mut out: Vec<u8> = Vec::with_capacity(chunk + overlap);
     let mut ctx = 0usize; // buf[..ctx] was already written
     let mut base = 0usize; // stream offset of buf[0]
     let mut eof = false;
-    let mut findings = Vec::new();
+    let mut count = 0usize;
     let mut numbering = Numbering::default();
     let mut withheld = false;
     loop {
@@ -77,7 +84,11 @@ pub(super) fn redact_stream<R: Read, W: Write>(
         } else {
             floor_char(&buf, hi - overlap).max(ctx + 1)
         };
-        let cands = merge(rd.candidates(&buf, 0, hi, false));
+        let mut cands = rd.candidates(&buf, 0, hi);
+        if let Some(k) = known {
+            k.candidates(&buf, rd.known_rule(), &mut cands);
+        }
+        let cands = merge(cands);
         let mut last = ctx;
         let mut out_end = commit;
         out.clear();
@@ -88,12 +99,15 @@ pub(super) fn redact_stream<R: Read, W: Write>(
             if c.start >= commit {
                 break;
             }
-            findings.push(rd.finding(c, base));
+            count += 1;
+            if let Some(f) = findings.as_deref_mut() {
+                f.push(rd.finding(c, base));
+            }
             if withheld {
                 continue;
             }
             out.extend_from_slice(&buf[last..c.start]);
-            if let Replacement::Withhold(msg) = &rd.rule_spec(c.rule).replacement {
+            if let Some(Replacement::Withhold(msg)) = rd.replacement_of(c.rule) {
                 withheld = true;
                 out.clear();
                 out.extend_from_slice(msg.as_bytes());
@@ -118,5 +132,5 @@ pub(super) fn redact_stream<R: Read, W: Write>(
         ctx = out_end - keep_from;
     }
     w.flush()?;
-    Ok(findings)
+    Ok(count)
 }

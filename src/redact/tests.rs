@@ -157,7 +157,10 @@ fn overlaps_merge_and_idempotent() {
 #[test]
 fn unbounded_window_grows() {
     let r = small();
-    let body = "a".repeat(5000);
+    // a long body without placeholder-like runs
+    let body: String = (0..5000u32)
+        .map(|i| (b'a' + (i * 7 % 26) as u8) as char)
+        .collect();
     let t = format!("x LONGTOKEN{body} y");
     let o = r.redact_text(&t);
     assert_eq!(o.text, "x [REDACTED:long] y");
@@ -312,4 +315,160 @@ fn detects_api() {
 fn send_sync() {
     fn ss<T: Send + Sync>() {}
     ss::<Redactor>();
+}
+
+// ---- JSON mode on decoded values (issue 13 item 1, issue 15 item 7) ----
+
+fn json(r: &Redactor, j: &str) -> serde_json::Value {
+    let o = r.redact(j);
+    serde_json::from_str(&o.text).unwrap_or_else(|e| panic!("invalid JSON out ({e}): {}", o.text))
+}
+
+#[test]
+fn json_detects_on_decoded_values_and_keeps_the_next_line() {
+    let r = small();
+    // the escaped `\n` ends the value: the next line is kept, not swallowed
+    let v = json(
+        &r,
+        r#"{"output":"cfg\npassword=Hunter2Hunter2\nnext line kept","exit_code":0}"#,
+    );
+    assert_eq!(
+        v["output"],
+        "cfg\npassword=[REDACTED:password]\nnext line kept"
+    );
+    assert_eq!(v["exit_code"], 0);
+    // a secret after a JSON-escaped quote
+    let v = json(&r, r#"{"o":"say \"AKIAQ3EGPLVZ5XKJRM7T\""}"#);
+    assert_eq!(v["o"], "say \"[REDACTED:aws-access-key]\"");
+}
+
+#[test]
+fn json_inside_a_string_is_redacted_recursively_and_stays_json() {
+    let r = small();
+    let inner = r#"{"password":"Tr0ub4dor-x9z","list":["a@x.io"]}"#;
+    let outer = serde_json::json!({ "result": inner, "n": [1, 2] }).to_string();
+    let v = json(&r, &outer);
+    let back: serde_json::Value =
+        serde_json::from_str(v["result"].as_str().unwrap()).expect("inner stays JSON");
+    assert_eq!(back["password"], "[REDACTED:password]");
+    assert_eq!(back["list"][0], "[EMAIL_1]");
+    assert_eq!(v["n"], serde_json::json!([1, 2]));
+}
+
+#[test]
+fn json_secret_used_as_a_key_is_redacted() {
+    let r = small();
+    let v = json(&r, r#"{"AKIAQ3EGPLVZ5XKJRM7T":{"note":"x"},"user":"bob"}"#);
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert!(
+        keys.iter().any(|k| *k == "[REDACTED:aws-access-key]"),
+        "{keys:?}"
+    );
+    assert_eq!(v["user"], "bob");
+}
+
+#[test]
+fn json_long_values_are_redacted_whole() {
+    let r = small();
+    let body: String = (0..40_000u32)
+        .map(|i| (b'a' + (i * 11 % 26) as u8) as char)
+        .collect();
+    let j = serde_json::json!({ "out": format!("x LONGTOKEN{body} y"), "pad": "z".repeat(3000) })
+        .to_string();
+    let v = json(&r, &j);
+    assert_eq!(v["out"], "x [REDACTED:long] y");
+}
+
+#[test]
+fn json_withheld_is_a_json_string() {
+    let r = small();
+    let j = r#"{"o":"-----BEGIN RSA PRIVATE KEY-----\nMIIE\n"}"#;
+    let o = r.redact(j);
+    assert_eq!(o.withheld_by.as_deref(), Some("secret.private_key"));
+    let v: serde_json::Value = serde_json::from_str(&o.text).unwrap();
+    assert_eq!(v, "[Withheld: the result contained a private key]");
+}
+
+#[test]
+fn json_many_values_batched_same_as_one_by_one() {
+    let r = small();
+    // more than one scan batch of values; every value is decided alone
+    let vals: Vec<String> = (0..60_000)
+        .map(|i| match i % 3 {
+            0 => format!("u{i}@ex.io"),
+            1 => "AKIAQ3EGPLVZ5XKJRM7T".to_string(),
+            _ => format!("plain {i}"),
+        })
+        .collect();
+    let j = serde_json::to_string(&vals).unwrap();
+    let v = json(&r, &j);
+    let a = v.as_array().unwrap();
+    assert_eq!(a.len(), vals.len());
+    assert_eq!(a[1], "[REDACTED:aws-access-key]");
+    assert_eq!(a[59_999], "plain 59999");
+    assert!(a[59_997].as_str().unwrap().starts_with("[EMAIL_"));
+}
+
+#[test]
+fn redaction_is_idempotent_on_mixed_texts() {
+    let r = small();
+    let parts = [
+        "e@o.uk",
+        ".@o.uk",
+        "AKIAQ3EGPLVZ5XKJRM7T",
+        "4539 1488 0343 6467",
+        "password=Hunter2Hunter2",
+        " ",
+        "\n",
+        "sk-AbCdEfGhIjKlMnOpQrStUvWx99",
+        "x",
+    ];
+    let mut seed = 7u64;
+    for _ in 0..400 {
+        let mut t = String::new();
+        for _ in 0..6 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            t.push_str(parts[(seed >> 33) as usize % parts.len()]);
+        }
+        let once = r.redact_text(&t).text.into_owned();
+        let twice = r.redact_text(&once).text.into_owned();
+        assert_eq!(once, twice, "not idempotent on {t:?}");
+        let j = serde_json::json!({ "o": t }).to_string();
+        let once = r.redact(&j).text.into_owned();
+        assert_eq!(r.redact(&once).text, once, "JSON not idempotent on {t:?}");
+    }
+}
+
+#[test]
+fn known_values_in_text_json_and_stream() {
+    let r = small();
+    let k = KnownValues::new(["Zq9-xLm2!pR7wT"]);
+    let o = r.redact_text_with("env: Zq9-xLm2!pR7wT and a@x.io", Some(&k));
+    assert_eq!(o.text, format!("env: {KNOWN_LABEL} and [EMAIL_1]"));
+    assert_eq!(&*o.findings[0].rule_id, KNOWN_RULE_ID);
+    let v: serde_json::Value =
+        serde_json::from_str(&r.redact_with(r#"{"o":"Zq9-xLm2!pR7wT"}"#, Some(&k)).text).unwrap();
+    assert_eq!(v["o"], KNOWN_LABEL);
+    let input = format!(
+        "{}Zq9-xLm2!pR7wT{}",
+        "a ".repeat(40_000),
+        " b".repeat(40_000)
+    );
+    let mut out = Vec::new();
+    let n = r
+        .redact_stream_with(input.as_bytes(), &mut out, Some(&k), None)
+        .unwrap();
+    assert_eq!(n, 1);
+    assert!(String::from_utf8(out).unwrap().contains(KNOWN_LABEL));
+}
+
+#[test]
+fn later_capture_group_holds_the_secret_when_the_first_did_not_match() {
+    let mut s = label("t.quoted", r#"pw=(?:"([^"\n]+)"|([^\s"]+))"#, "[R]");
+    s.capture = Some(1);
+    let r = Redactor::new(vec![s]).unwrap();
+    assert_eq!(r.redact_text(r#"pw="a b c" x"#).text, r#"pw="[R]" x"#);
+    assert_eq!(r.redact_text("pw=abc x").text, "pw=[R] x");
 }

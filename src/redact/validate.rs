@@ -24,6 +24,20 @@ pub enum Validator {
     /// JWT / JWS compact form: three base64url parts (third may be empty), the header
     /// decodes to a JSON object that has an `"alg"` member.
     Jwt,
+    /// Value of a generic credential assignment (`password = …`, `*_secret: …`): rejected if
+    /// it is a look-alike — a placeholder (`${VAR}`, `<your-key>`, `{{ … }}`, `XXXX`, `****`,
+    /// `changeme`, `example`, `insert_key_here`, `sk-...`), a URL, a path or file name, a code
+    /// expression (`X25519.secret_length`, `get_token(user)`, `os.environ[…]`), an
+    /// identifier (`user_password_hash`, `tokenCount`), a bare word or small number, or text
+    /// of very low entropy. Quoted pass-phrases with spaces pass.
+    SecretValue,
+    /// [`SecretValue`](Validator::SecretValue) and random-looking: at least 16 characters, at
+    /// least two of lower / upper / digit, entropy ≥ 3.3 bits per character. For key names
+    /// that are only weakly credential-like (`*_key`, `*_id`-free `key =`).
+    HighEntropy,
+    /// Base64 (standard or URL-safe) whose decoded text holds a JWT (`eyJ…` header that
+    /// decodes to a JSON object, and a payload part) — a token wrapped once more.
+    JwtBase64,
 }
 
 impl Validator {
@@ -35,6 +49,9 @@ impl Validator {
             "ssn" => Validator::Ssn,
             "github_crc32" | "github" | "crc32" => Validator::GithubCrc32,
             "jwt" => Validator::Jwt,
+            "secret_value" => Validator::SecretValue,
+            "high_entropy" => Validator::HighEntropy,
+            "jwt_base64" => Validator::JwtBase64,
             _ => return None,
         })
     }
@@ -47,7 +64,25 @@ impl Validator {
             Validator::Ssn => "ssn",
             Validator::GithubCrc32 => "github_crc32",
             Validator::Jwt => "jwt",
+            Validator::SecretValue => "secret_value",
+            Validator::HighEntropy => "high_entropy",
+            Validator::JwtBase64 => "jwt_base64",
         }
+    }
+
+    /// True for the validators of generic assignments, which also look at the key name
+    /// before the value ([`key_name_ok`]).
+    pub fn checks_key_name(self) -> bool {
+        matches!(self, Validator::SecretValue | Validator::HighEntropy)
+    }
+
+    /// True for checksum validators (`luhn`, `iban`, `ssn`, `github_crc32`): a match that
+    /// passes is self-certifying, one that fails is a look-alike.
+    pub fn is_checksum(self) -> bool {
+        matches!(
+            self,
+            Validator::Luhn | Validator::Iban | Validator::Ssn | Validator::GithubCrc32
+        )
     }
 
     /// True if `s` passes the format check.
@@ -58,8 +93,307 @@ impl Validator {
             Validator::Ssn => ssn_ok(s),
             Validator::GithubCrc32 => github_crc32_ok(s),
             Validator::Jwt => jwt_ok(s),
+            Validator::SecretValue => secret_value_ok(s),
+            Validator::HighEntropy => high_entropy_ok(s),
+            Validator::JwtBase64 => jwt_base64_ok(s),
         }
     }
+}
+
+const PLACEHOLDER_WORDS: &[&str] = &[
+    "example",
+    "changeme",
+    "change_me",
+    "change-me",
+    "placeholder",
+    "your_",
+    "your-",
+    "yourkey",
+    "yourtoken",
+    "yoursecret",
+    "yourpassword",
+    "insert",
+    "replace",
+    "dummy",
+    "redacted",
+    "xxxx",
+    "todo",
+    "fixme",
+    "<",
+    "${",
+    "{{",
+    "$(",
+    "...",
+    "…",
+];
+const BARE_WORDS: &[&str] = &[
+    "password",
+    "passwd",
+    "secret",
+    "token",
+    "none",
+    "null",
+    "nil",
+    "true",
+    "false",
+    "undefined",
+    "string",
+    "str",
+    "int",
+    "bool",
+    "test",
+    "testing",
+    "required",
+    "optional",
+    "empty",
+    "hidden",
+    "masked",
+    "default",
+    "value",
+    "bearer",
+    "basic",
+    "public",
+    "private",
+    "sample",
+    "admin",
+];
+const FILE_EXT: &[&str] = &[
+    "cer",
+    "crt",
+    "pem",
+    "key",
+    "json",
+    "yaml",
+    "yml",
+    "txt",
+    "p12",
+    "pfx",
+    "jks",
+    "der",
+    "csr",
+    "pub",
+    "env",
+    "cfg",
+    "conf",
+    "ini",
+    "xml",
+    "properties",
+    "toml",
+    "log",
+    "gpg",
+    "asc",
+    "keystore",
+    "py",
+    "js",
+    "ts",
+    "rb",
+    "go",
+    "rs",
+    "java",
+    "sh",
+    "php",
+];
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// See [`Validator::SecretValue`].
+pub fn secret_value_ok(s: &[u8]) -> bool {
+    let v = match std::str::from_utf8(s) {
+        Ok(v) => v.trim_matches(|c: char| c == '"' || c == '\'' || c == '`' || c.is_whitespace()),
+        Err(_) => return true,
+    };
+    if v.len() < 4 {
+        return false;
+    }
+    let lower = v.to_ascii_lowercase();
+    if PLACEHOLDER_WORDS.iter().any(|w| lower.contains(w)) || lower.ends_with("here") {
+        return false;
+    }
+    if BARE_WORDS.contains(&lower.as_str()) {
+        return false;
+    }
+    let b = v.as_bytes();
+    // one repeated character, or only mask characters
+    if b.iter().all(|&c| c == b[0]) || b.iter().all(|c| b"*#.-_xX0 ".contains(c)) {
+        return false;
+    }
+    // $VAR, %VAR%, %(name)s, :name, @name
+    if (b[0] == b'$' || b[0] == b'%' || b[0] == b':' || b[0] == b'@')
+        && b[1..]
+            .iter()
+            .all(|&c| is_ident_byte(c) || c == b'%' || c == b'(' || c == b')')
+    {
+        return false;
+    }
+    if v.contains("://") || v.starts_with('/') || v.starts_with("./") || v.starts_with("~/") {
+        return false;
+    }
+    // file names
+    if let Some((stem, ext)) = v.rsplit_once('.') {
+        if FILE_EXT.contains(&ext.to_ascii_lowercase().as_str())
+            && !stem.is_empty()
+            && stem
+                .bytes()
+                .all(|c| is_ident_byte(c) || c == b'-' || c == b'.' || c == b'/')
+        {
+            return false;
+        }
+    }
+    // code: calls, indexing, dotted identifiers with short parts (`settings.SECRET_KEY`)
+    if v.contains('(') || v.ends_with(']') || v.contains("->") || v.contains("::") {
+        return false;
+    }
+    let dotted: Vec<&str> = v.split('.').collect();
+    if dotted.len() >= 2
+        && dotted.iter().all(|p| {
+            !p.is_empty()
+                && p.len() < 24
+                && p.bytes().all(is_ident_byte)
+                && !p.as_bytes()[0].is_ascii_digit()
+        })
+    {
+        return false;
+    }
+    let has_space = b.contains(&b' ');
+    if !has_space {
+        // identifiers: snake_case / kebab words, camelCase words, without digits
+        let digits = b.iter().any(u8::is_ascii_digit);
+        let words_only = b
+            .iter()
+            .all(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'-');
+        if words_only && !digits {
+            let lowers = b.iter().filter(|c| c.is_ascii_lowercase()).count();
+            let uppers = b.iter().filter(|c| c.is_ascii_uppercase()).count();
+            let seps = b.iter().filter(|&&c| c == b'_' || c == b'-').count();
+            // user_password_hash, tokenCount, MAX_TOKENS, Bearer
+            if seps > 0 || uppers <= 1 + lowers / 4 || lowers == 0 {
+                return false;
+            }
+        }
+        // small numbers
+        if b.iter().all(u8::is_ascii_digit) && b.len() < 8 {
+            return false;
+        }
+        shannon_entropy(b) >= 2.5
+    } else {
+        // a quoted pass-phrase: several characters, some variety, not prose-length
+        v.len() >= 8 && v.len() <= 200 && shannon_entropy(b) >= 2.5
+    }
+}
+
+/// Last words of a key name that make it a non-secret field (`credentialsId`,
+/// `LLM_SECRET_NAME`, `token_url`, `secret_length`, `password_file`).
+const NON_SECRET_SUFFIXES: &[&str] = &[
+    "id",
+    "ids",
+    "name",
+    "names",
+    "url",
+    "uri",
+    "urls",
+    "path",
+    "file",
+    "filename",
+    "dir",
+    "length",
+    "len",
+    "size",
+    "count",
+    "type",
+    "format",
+    "enabled",
+    "version",
+    "endpoint",
+    "expiry",
+    "expires",
+    "expiration",
+    "ttl",
+    "timeout",
+    "field",
+    "header",
+    "param",
+    "prefix",
+    "suffix",
+    "label",
+    "policy",
+    "provider",
+    "method",
+    "mode",
+    "algorithm",
+    "algo",
+    "hint",
+    "reset",
+    "issuer",
+    "audience",
+    "scope",
+    "kind",
+    "ref",
+    "location",
+    "arn",
+    "env",
+    "var",
+    "required",
+    "hash",
+    "policy",
+    "rotation",
+    "store",
+    "manager",
+    "source",
+];
+
+/// Does the key name at the end of `prefix` (the match text before the value) name a
+/// secret? False for identifier / metadata fields and public tokens (`publicToken`).
+pub fn key_name_ok(prefix: &[u8]) -> bool {
+    let end = prefix
+        .iter()
+        .rposition(|b| b.is_ascii_alphanumeric())
+        .map_or(0, |i| i + 1);
+    let start = prefix[..end]
+        .iter()
+        .rposition(|&b| !(b.is_ascii_alphanumeric() || b"_.-".contains(&b)))
+        .map_or(0, |i| i + 1);
+    let name = &prefix[start..end];
+    if name.is_empty() {
+        return true;
+    }
+    // split into words: separators and lower->upper camelCase steps
+    let mut words: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for (i, &b) in name.iter().enumerate() {
+        let step = i > 0 && b.is_ascii_uppercase() && name[i - 1].is_ascii_lowercase();
+        if b"_.-".contains(&b) || step {
+            if !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+            if b"_.-".contains(&b) {
+                continue;
+            }
+        }
+        cur.push(b.to_ascii_lowercase() as char);
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    let (Some(first), Some(last)) = (words.first(), words.last()) else {
+        return true;
+    };
+    !(NON_SECRET_SUFFIXES.contains(&last.as_str())
+        || matches!(first.as_str(), "public" | "publishable" | "pub"))
+}
+
+/// See [`Validator::HighEntropy`].
+pub fn high_entropy_ok(s: &[u8]) -> bool {
+    if !secret_value_ok(s) || s.len() < 16 || s.contains(&b' ') {
+        return false;
+    }
+    let classes = [
+        s.iter().any(u8::is_ascii_lowercase),
+        s.iter().any(u8::is_ascii_uppercase),
+        s.iter().any(u8::is_ascii_digit),
+    ];
+    classes.iter().filter(|&&c| c).count() >= 2 && shannon_entropy(s) >= 3.3
 }
 
 /// Shannon entropy of the bytes of `s`, in bits per byte (0.0 for empty input).
@@ -260,6 +594,80 @@ pub fn b64url_decode(s: &[u8]) -> Option<Vec<u8>> {
         }
     }
     Some(out)
+}
+
+/// See [`Validator::JwtBase64`].
+pub fn jwt_base64_ok(s: &[u8]) -> bool {
+    let norm: Vec<u8> = s
+        .iter()
+        .map(|&b| match b {
+            b'+' => b'-',
+            b'/' => b'_',
+            b => b,
+        })
+        .collect();
+    let Some(d) = b64url_decode(&norm) else {
+        return false;
+    };
+    let Some(at) = memchr::memmem::find(&d, b"eyJ") else {
+        return false;
+    };
+    let tok: Vec<u8> = d[at..]
+        .iter()
+        .copied()
+        .take_while(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+        .collect();
+    let mut parts = tok.split(|&b| b == b'.');
+    let (Some(h), Some(p)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    !p.is_empty()
+        && matches!(
+            b64url_decode(h).map(|v| serde_json::from_slice::<serde_json::Value>(&v)),
+            Some(Ok(serde_json::Value::Object(_)))
+        )
+}
+
+/// A secret that only a placeholder has: a run of one character making up a third of it
+/// (`ghp_xxxx…`, `A3-XXXXXX-…`, `0000…`), or a stock filler (`example`, `abcdef`, `123456`,
+/// `your_…`, `changeme`, …). Applied to every rule that is not self-certifying.
+pub fn looks_placeholder(s: &[u8]) -> bool {
+    let mut run = 1;
+    let mut best = 1;
+    for w in s.windows(2) {
+        if w[0] == w[1] {
+            run += 1;
+            best = best.max(run);
+        } else {
+            run = 1;
+        }
+    }
+    if best >= 6 && best * 3 >= s.len() {
+        return true;
+    }
+    // stock sequences, as typed (a random secret with mixed case is not one)
+    const SEQUENCES: &[&[u8]] = &[b"abcdef", b"123456", b"abc123", b"qwerty"];
+    if SEQUENCES
+        .iter()
+        .any(|f| memchr::memmem::find(s, f).is_some())
+    {
+        return true;
+    }
+    const FILLERS: &[&[u8]] = &[
+        b"xxxx",
+        b"example",
+        b"your_",
+        b"your-",
+        b"placeholder",
+        b"changeme",
+        b"dummy",
+        b"<your",
+        b"...",
+    ];
+    let lower = s.to_ascii_lowercase();
+    FILLERS
+        .iter()
+        .any(|f| memchr::memmem::find(&lower, f).is_some())
 }
 
 pub fn jwt_ok(s: &[u8]) -> bool {
