@@ -663,11 +663,42 @@ impl Redactor {
         known: Option<&KnownValues>,
     ) -> Redaction<'a> {
         let mut numbering = Numbering::default();
+        let cands = self.text_candidates(text, known);
+        let (mut r, mut map) = self.apply_text(text, cands, &mut numbering);
+        // A replacement can uncover a match the overlapping candidates hid (a span merged
+        // into a longer one, then the text around it changed): redact the output again until
+        // nothing more is found, so the result is a fixed point (idempotent, no detected
+        // secret left). Each pass only shrinks what is left to find; the bound is a guard.
+        for _ in 0..MAX_PASSES {
+            if r.withheld_by.is_some() || !r.changed() {
+                break;
+            }
+            let cands = self.text_candidates(&r.text, known);
+            if cands.is_empty() {
+                break;
+            }
+            let (next, next_map) = self.apply_text(&r.text, cands, &mut numbering);
+            let (next_text, next_findings) = (next.text.into_owned(), next.findings);
+            r.withheld_by = next.withheld_by;
+            for mut f in next_findings {
+                // spans back into the original text
+                f.start = map_back(&map, f.start, false);
+                f.end = map_back(&map, f.end, true);
+                r.findings.push(f);
+            }
+            map = compose(&map, &next_map);
+            r.text = Cow::Owned(next_text);
+        }
+        r.findings.sort_by_key(|f| (f.start, f.end));
+        r
+    }
+
+    fn text_candidates(&self, text: &str, known: Option<&KnownValues>) -> Vec<Cand> {
         let mut cands = self.candidates(text.as_bytes(), 0, text.len());
         if let Some(k) = known {
             k.candidates(text.as_bytes(), self.known_rule(), &mut cands);
         }
-        self.apply_text(text, cands, &mut numbering)
+        cands
     }
 
     /// Structure-aware redaction: a JSON document (object / array) is redacted inside its
@@ -1159,30 +1190,35 @@ impl Redactor {
             .map(|c| c.rule)
     }
 
+    /// One redaction pass over `text`, and where each replacement went: `(output span,
+    /// input span)` pairs in order.
     fn apply_text<'a>(
         &self,
         text: &'a str,
         cands: Vec<Cand>,
         numbering: &mut Numbering,
-    ) -> Redaction<'a> {
+    ) -> (Redaction<'a>, Vec<Replaced>) {
         if cands.is_empty() {
-            return Redaction {
+            let r = Redaction {
                 text: Cow::Borrowed(text),
                 findings: Vec::new(),
                 withheld_by: None,
             };
+            return (r, Vec::new());
         }
         let merged = merge(cands);
         let findings: Vec<Finding> = merged.iter().map(|&c| self.finding(c, 0)).collect();
         if let Some(r) = self.withhold_rule(&merged) {
             let rule = &self.rules[r as usize];
-            return Redaction {
+            let r = Redaction {
                 text: Cow::Owned(rule.label.to_string()),
                 findings,
                 withheld_by: Some(rule.id.clone()),
             };
+            return (r, Vec::new());
         }
         let b = text.as_bytes();
+        let mut map = Vec::with_capacity(merged.len());
         // Copy `&str` slices (spans are on char boundaries) and validate only the small
         // replacement texts, instead of re-validating the whole output.
         let mut s = String::with_capacity(b.len());
@@ -1195,19 +1231,84 @@ impl Redactor {
             }
             rep.clear();
             self.replacement(c, &b[c.start..c.end], numbering, &mut rep);
+            let out_start = s.len();
             s.push_str(&String::from_utf8_lossy(&rep));
+            map.push(Replaced {
+                out: (out_start, s.len()),
+                input: (c.start, c.end),
+            });
             last = c.end;
         }
         match text.get(last..) {
             Some(t) => s.push_str(t),
             None => s.push_str(&String::from_utf8_lossy(&b[last..])),
         }
-        Redaction {
+        let r = Redaction {
             text: Cow::Owned(s),
             findings,
             withheld_by: None,
+        };
+        (r, map)
+    }
+}
+
+/// Redaction passes after the first, at most (see [`Redactor::redact_text_with`]).
+const MAX_PASSES: usize = 4;
+
+/// One replacement of a pass: its span in the output and the input span it replaced.
+#[derive(Clone, Copy, Debug)]
+struct Replaced {
+    out: (usize, usize),
+    input: (usize, usize),
+}
+
+/// The input offset of output offset `p` of a pass (`end`: `p` ends a span, so a position
+/// inside a replacement maps to the end of what it replaced, else to its start).
+fn map_back(map: &[Replaced], p: usize, end: bool) -> usize {
+    // the last replacement starting at or before p (strictly before, for an end)
+    let i = map.partition_point(|r| if end { r.out.0 < p } else { r.out.0 <= p });
+    match i.checked_sub(1).map(|i| map[i]) {
+        None => p,
+        Some(r) if end && p <= r.out.1 => r.input.1,
+        Some(r) if !end && p < r.out.1 => r.input.0,
+        Some(r) => r.input.1 + (p - r.out.1),
+    }
+}
+
+/// The map of two passes in a row (`first` then `second`) as one map from the original
+/// input to the second pass's output.
+fn compose(first: &[Replaced], second: &[Replaced]) -> Vec<Replaced> {
+    let mut out: Vec<Replaced> = second
+        .iter()
+        .map(|r| Replaced {
+            out: r.out,
+            input: (
+                map_back(first, r.input.0, false),
+                map_back(first, r.input.1, true),
+            ),
+        })
+        .collect();
+    // first-pass replacements the second pass left alone, moved to second-pass offsets
+    for f in first {
+        let covered = second
+            .iter()
+            .any(|r| r.input.0 < f.out.1 && f.out.0 < r.input.1);
+        if !covered {
+            let shift = |p: usize| {
+                let i = second.partition_point(|r| r.input.1 <= p);
+                let (o, n) = i
+                    .checked_sub(1)
+                    .map_or((0, 0), |j| (second[j].input.1, second[j].out.1));
+                n + (p - o)
+            };
+            out.push(Replaced {
+                out: (shift(f.out.0), shift(f.out.1)),
+                input: f.input,
+            });
         }
     }
+    out.sort_by_key(|r| r.out.0);
+    out
 }
 
 /// Leftmost-longest merge: sort by start, then longest, then rule order; overlapping spans

@@ -472,3 +472,26 @@ fn later_capture_group_holds_the_secret_when_the_first_did_not_match() {
     assert_eq!(r.redact_text(r#"pw="a b c" x"#).text, r#"pw="[R]" x"#);
     assert_eq!(r.redact_text("pw=abc x").text, "pw=[R] x");
 }
+
+/// Text mode is a fixed point: a replacement that uncovers a match the first pass's
+/// overlapping candidates hid is redacted too (fuzz findings in fuzz/findings/redact/).
+#[test]
+fn text_redaction_is_a_fixed_point_on_fuzz_findings() {
+    let set = crate::Policy::builtin().unwrap().compile().unwrap();
+    let r = set
+        .redactor(crate::Hook::TransformToolResult)
+        .unwrap()
+        .expect("the shipped packs redact tool results");
+    for text in [
+        "sla@ck.comsk-SSOSSSSSSSa@ck.comsk-SSOSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSse",
+        "22\t+2222222+222222322222/:2 TsASIAass2npm_2222222",
+    ] {
+        let once = r.redact_text(text).text.into_owned();
+        let twice = r.redact_text(&once).text.into_owned();
+        assert_eq!(once, twice, "{text:?}");
+        assert_eq!(r.detects(&once).count(), 0, "{once:?}");
+        for f in r.redact_text(text).findings {
+            assert!(f.start <= f.end && f.end <= text.len(), "{f:?}");
+        }
+    }
+}
