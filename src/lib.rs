@@ -35,6 +35,7 @@ pub mod host;
 pub mod paths;
 pub mod policy;
 pub mod redact;
+pub mod serve;
 pub mod shell;
 pub mod syntax;
 pub mod testing;

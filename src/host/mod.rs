@@ -2,3 +2,4 @@
 //! [`crate::Verdict`] back to the host's wire format.
 
 pub mod hermes;
+pub mod plugin;
