@@ -7,6 +7,9 @@ use super::install::{
     allowlist_entry, describe_load_error, expand_home, hermes_home, is_warden_command, iso_utc,
     read_allowlist, shlex_split, warden_entries, ALLOWLIST, EVENT,
 };
+#[path = "doctor_plugin.rs"]
+mod plugin;
+
 use serde_json::{json, Value as Json};
 use serde_yaml_ng::Value as Yaml;
 use std::io::{Read, Write};
@@ -225,6 +228,9 @@ fn check_config(home: &Path, r: &mut Report) {
     );
 
     let entries = warden_entries(&cfg);
+    if plugin::check(home, &cfg, !entries.is_empty(), r) && entries.is_empty() {
+        return;
+    }
     let Some((idx, command)) = entries.first().cloned() else {
         let c = r.add(
             "hook_entry",

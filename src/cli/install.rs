@@ -6,6 +6,9 @@
 //! the result and comparing it with the original: only our one entry may
 //! differ, otherwise nothing is written.
 
+#[path = "install_plugin.rs"]
+pub(crate) mod plugin;
+
 use serde_json::Value as Json;
 use serde_yaml_ng::Value as Yaml;
 use std::fmt::Write as _;
@@ -81,6 +84,10 @@ pub(crate) struct Args {
     /// Show the changes; write nothing.
     #[arg(long)]
     dry_run: bool,
+    /// Install the Python plugin instead of the shell hook (enforces block, approve, modify,
+    /// redaction and turn blocks on Hermes 0.19.0); with --remove, remove the plugin.
+    #[arg(long)]
+    plugin: bool,
     /// Uninstall: remove warden's entry and its consent, keep everything else.
     #[arg(long, conflicts_with_all = ["matcher", "policy", "timeout", "accept"])]
     remove: bool,
@@ -129,6 +136,9 @@ fn io_err(what: &str, p: &Path, e: io::Error) -> Refusal {
 }
 
 fn run_hermes(a: &Args) -> Result<i32, Refusal> {
+    if a.plugin {
+        return plugin::run(a);
+    }
     let home = hermes_home(a.hermes_home.as_deref()).ok_or_else(|| {
         Refusal::Io(
             "cannot find the Hermes home: set $HERMES_HOME or $HOME, or pass --hermes-home".into(),
