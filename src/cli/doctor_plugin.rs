@@ -29,24 +29,43 @@ pub(super) fn check(home: &Path, cfg: &Yaml, hook_installed: bool, r: &mut Repor
         return false;
     }
     if !on_disk {
-        r.add("plugin", Status::Fail, format!("plugins.enabled lists {NAME:?} but {} is missing", dir.display()))
-            .detail
-            .push("fix: warden install hermes --plugin".into());
+        r.add(
+            "plugin",
+            Status::Fail,
+            format!(
+                "plugins.enabled lists {NAME:?} but {} is missing",
+                dir.display()
+            ),
+        )
+        .detail
+        .push("fix: warden install hermes --plugin".into());
         return false;
     }
-    r.add("plugin", Status::Pass, format!("plugin {} installed and enabled", dir.display()));
+    r.add(
+        "plugin",
+        Status::Pass,
+        format!("plugin {} installed and enabled", dir.display()),
+    );
     let cfg_path = dir.join("warden.json");
     let pcfg: Json = match std::fs::read_to_string(&cfg_path).map(|t| serde_json::from_str(&t)) {
         Ok(Ok(v)) => v,
         _ => {
-            r.add("plugin", Status::Fail, format!("{} is missing or not JSON", cfg_path.display()));
+            r.add(
+                "plugin",
+                Status::Fail,
+                format!("{} is missing or not JSON", cfg_path.display()),
+            );
             return true;
         }
     };
     let binary = pcfg["binary"].as_str().unwrap_or("warden").to_string();
     let args: Vec<String> = pcfg["args"]
         .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default();
     if check_binary(&binary, r) {
         // the probe must not overwrite the running co-process's status file
@@ -66,10 +85,22 @@ pub(super) fn check(home: &Path, cfg: &Yaml, hook_installed: bool, r: &mut Repor
     if let Ok(Ok(s)) = std::fs::read_to_string(&status).map(|t| serde_json::from_str::<Json>(&t)) {
         match s["status"].as_str() {
             Some("ok") => {
-                r.add("serve", Status::Pass, format!("the last warden serve (pid {}) enforces policy {}", s["pid"], s["policy_hash"].as_str().unwrap_or("?")));
+                r.add(
+                    "serve",
+                    Status::Pass,
+                    format!(
+                        "the last warden serve (pid {}) enforces policy {}",
+                        s["pid"],
+                        s["policy_hash"].as_str().unwrap_or("?")
+                    ),
+                );
             }
             Some(other) => {
-                r.add("serve", Status::Warn, format!("the last warden serve (pid {}) reported: {other}", s["pid"]));
+                r.add(
+                    "serve",
+                    Status::Warn,
+                    format!("the last warden serve (pid {}) reported: {other}", s["pid"]),
+                );
             }
             None => {}
         }
@@ -92,7 +123,11 @@ fn probe_serve(argv: &[String], r: &mut Report) {
     let mut child = match child {
         Ok(c) => c,
         Err(e) => {
-            r.add("serve", Status::Fail, format!("cannot start {}: {e}", argv.join(" ")));
+            r.add(
+                "serve",
+                Status::Fail,
+                format!("cannot start {}: {e}", argv.join(" ")),
+            );
             return;
         }
     };
@@ -121,13 +156,32 @@ fn probe_serve(argv: &[String], r: &mut Report) {
     let _ = child.wait();
     match answers.as_slice() {
         [h, d] if h["ok"] == true && d["decision"]["action"] == "block" => {
-            r.add("serve", Status::Pass, format!("warden serve answers (protocol {}, policy {}); `rm -rf /` is blocked", h["protocol"], h["policy_hash"].as_str().unwrap_or("?")));
+            r.add(
+                "serve",
+                Status::Pass,
+                format!(
+                    "warden serve answers (protocol {}, policy {}); `rm -rf /` is blocked",
+                    h["protocol"],
+                    h["policy_hash"].as_str().unwrap_or("?")
+                ),
+            );
         }
         [h, ..] if h["ok"] != true => {
-            r.add("serve", Status::Fail, format!("warden serve refuses: {} (the plugin then refuses every call)", h["error"].as_str().unwrap_or("?")));
+            r.add(
+                "serve",
+                Status::Fail,
+                format!(
+                    "warden serve refuses: {} (the plugin then refuses every call)",
+                    h["error"].as_str().unwrap_or("?")
+                ),
+            );
         }
         _ => {
-            r.add("serve", Status::Fail, "warden serve did not answer the probe as expected (the plugin refuses every call)");
+            r.add(
+                "serve",
+                Status::Fail,
+                "warden serve did not answer the probe as expected (the plugin refuses every call)",
+            );
         }
     }
 }

@@ -6,8 +6,8 @@
 //! deciders would run every check twice). `--remove --plugin` reverses it.
 
 use super::{
-    absolute_policies, check_policy, hermes_home, io_err, parse_yaml, uninstall_text,
-    unified_diff, write_with_backup, Args, Refusal, ALLOWLIST, MARKER,
+    absolute_policies, check_policy, hermes_home, io_err, parse_yaml, unified_diff, uninstall_text,
+    write_with_backup, Args, Refusal, ALLOWLIST, MARKER,
 };
 use serde_yaml_ng::Value as Yaml;
 use std::path::Path;
@@ -33,11 +33,17 @@ const FILES: &[(&str, &str)] = &[
 
 pub(super) fn run(a: &Args) -> Result<i32, Refusal> {
     let home = hermes_home(a.hermes_home.as_deref()).ok_or_else(|| {
-        Refusal::Io("cannot find the Hermes home: set $HERMES_HOME or $HOME, or pass --hermes-home".into())
+        Refusal::Io(
+            "cannot find the Hermes home: set $HERMES_HOME or $HOME, or pass --hermes-home".into(),
+        )
     })?;
     let config_path = home.join("config.yaml");
     let dir = home.join("plugins").join(NAME);
-    let tag = if a.dry_run { " (dry run: nothing written)" } else { "" };
+    let tag = if a.dry_run {
+        " (dry run: nothing written)"
+    } else {
+        ""
+    };
     let old = match std::fs::read_to_string(&config_path) {
         Ok(t) => Some(t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -48,7 +54,10 @@ pub(super) fn run(a: &Args) -> Result<i32, Refusal> {
     if a.remove {
         let new_text = disable_text(&old_text)?;
         if new_text != old_text {
-            print!("{}", unified_diff(&old_text, &new_text, "config.yaml", "config.yaml"));
+            print!(
+                "{}",
+                unified_diff(&old_text, &new_text, "config.yaml", "config.yaml")
+            );
             if !a.dry_run {
                 write_with_backup(&config_path, &new_text, true)?;
             }
@@ -94,16 +103,30 @@ pub(super) fn run(a: &Args) -> Result<i32, Refusal> {
         let body = serde_json::to_string_pretty(&cfg).unwrap_or_default() + "\n";
         std::fs::write(&p, body).map_err(|e| io_err("write", &p, e))?;
     }
-    println!("{}: plugin written{tag} (warden serve: {})", dir.display(), exe.display());
+    println!(
+        "{}: plugin written{tag} (warden serve: {})",
+        dir.display(),
+        exe.display()
+    );
 
     // 2. enabled in config.yaml; warden's shell hook out (one decider per event)
     let enabled = enable_text(&old_text)?;
     let (new_text, removed) = uninstall_text(&enabled)?;
     if new_text == old_text && old.is_some() {
-        println!("{}: plugin already enabled; nothing to change.", config_path.display());
+        println!(
+            "{}: plugin already enabled; nothing to change.",
+            config_path.display()
+        );
     } else {
-        let from = if old.is_some() { "config.yaml" } else { "/dev/null" };
-        print!("{}", unified_diff(&old_text, &new_text, from, "config.yaml"));
+        let from = if old.is_some() {
+            "config.yaml"
+        } else {
+            "/dev/null"
+        };
+        print!(
+            "{}",
+            unified_diff(&old_text, &new_text, from, "config.yaml")
+        );
         if !a.dry_run {
             std::fs::create_dir_all(&home).map_err(|e| io_err("create", &home, e))?;
             write_with_backup(&config_path, &new_text, old.is_some())?;
@@ -118,7 +141,11 @@ pub(super) fn run(a: &Args) -> Result<i32, Refusal> {
         );
         let n = super::allowlist_remove(&home.join(ALLOWLIST), &removed, a.dry_run)?;
         if n > 0 {
-            println!("{}: removed {n} warden consent entr{}{tag}.", home.join(ALLOWLIST).display(), if n == 1 { "y" } else { "ies" });
+            println!(
+                "{}: removed {n} warden consent entr{}{tag}.",
+                home.join(ALLOWLIST).display(),
+                if n == 1 { "y" } else { "ies" }
+            );
         }
     }
     if a.accept {
@@ -149,7 +176,10 @@ fn list_has(cfg: &Yaml, key: &str) -> bool {
 
 /// Is the plugin installed under `home`?
 pub(crate) fn installed(home: &Path) -> bool {
-    home.join("plugins").join(NAME).join("__init__.py").is_file()
+    home.join("plugins")
+        .join(NAME)
+        .join("__init__.py")
+        .is_file()
 }
 
 fn indent_of(line: &str) -> usize {
@@ -197,7 +227,11 @@ pub(crate) fn enable_text(old: &str) -> Result<String, Refusal> {
             }
             // the section's lines and its child indent
             let end = (p + 1..lines.len())
-                .find(|&i| !lines[i].trim().is_empty() && indent_of(&lines[i]) == 0 && !lines[i].trim_start().starts_with('#'))
+                .find(|&i| {
+                    !lines[i].trim().is_empty()
+                        && indent_of(&lines[i]) == 0
+                        && !lines[i].trim_start().starts_with('#')
+                })
                 .unwrap_or(lines.len());
             let child = (p + 1..end)
                 .find(|&i| !lines[i].trim().is_empty() && !lines[i].trim_start().starts_with('#'))
@@ -213,7 +247,10 @@ pub(crate) fn enable_text(old: &str) -> Result<String, Refusal> {
                     let value = value.split(" #").next().unwrap_or("").trim().to_string();
                     if value.is_empty() {
                         let seq = (e + 1..end)
-                            .find(|&i| !lines[i].trim().is_empty() && !lines[i].trim_start().starts_with('#'))
+                            .find(|&i| {
+                                !lines[i].trim().is_empty()
+                                    && !lines[i].trim_start().starts_with('#')
+                            })
                             .map(|i| indent_of(&lines[i]))
                             .filter(|&n| n >= child)
                             .unwrap_or(child + 2);
@@ -223,7 +260,8 @@ pub(crate) fn enable_text(old: &str) -> Result<String, Refusal> {
                         lines.insert(e + 1, item(child + 2));
                     } else if value.starts_with('[') && value.ends_with(']') {
                         let inner = value[1..value.len() - 1].trim();
-                        lines[e] = format!("{}enabled: [{inner}, {NAME}]  {MARKER}", " ".repeat(child));
+                        lines[e] =
+                            format!("{}enabled: [{inner}, {NAME}]  {MARKER}", " ".repeat(child));
                     } else {
                         return Err(unsupported());
                     }

@@ -15,7 +15,9 @@ pub fn capabilities(host: &str, version: Option<&str>) -> Value {
         return json!({"known": false});
     }
     let v = version.and_then(|v| semver::Version::parse(v.split('+').next().unwrap_or(v)).ok());
-    let middleware = v.as_ref().is_none_or(|v| *v >= semver::Version::new(0, 19, 0));
+    let middleware = v
+        .as_ref()
+        .is_none_or(|v| *v >= semver::Version::new(0, 19, 0));
     // 0.19.0 takes the first block-or-approve of pre_tool_call in registration order;
     // newer hosts let a block beat an approve whatever the order.
     let first_directive_wins = v

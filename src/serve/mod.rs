@@ -105,11 +105,34 @@ pub fn load(config: &Config) -> Result<Loaded, ServeError> {
             },
         )));
     }
+    warm(&set);
     Ok(Loaded {
         set,
         hash: format!("{key:016x}"),
         origin,
     })
+}
+
+/// Build every redaction rule's regex now (the engine builds a rule's regex when a
+/// keyword first admits it): a text holding every keyword admits every rule, so no
+/// request pays for a regex build.
+fn warm(set: &MatcherSet) {
+    let mut all = String::new();
+    for hook in Hook::TRANSFORMS {
+        if let Ok(Some(r)) = set.redactor(hook) {
+            let mut text = String::new();
+            for i in 0..r.len() {
+                for k in r.keywords_of(i) {
+                    text.push_str(&k);
+                    text.push_str(" =x ");
+                }
+            }
+            let _ = r.redact_text(&text);
+            all.push_str(&text);
+        }
+    }
+    // `detects` conditions (the inbound pack) build their detectors on first use too
+    let _ = set.evaluate(&Event::llm_call(&all));
 }
 
 impl Engine {
@@ -278,10 +301,7 @@ impl Engine {
             .and_then(Value::as_array)
             .ok_or("redact without \"texts\" (an array of strings)")?;
         let l = self.current();
-        let redactor = match l.set.redactor(hook) {
-            Ok(r) => r,
-            Err(e) => return Err(e),
-        };
+        let redactor = l.set.redactor(hook)?;
         let mut out = Vec::with_capacity(texts.len());
         let mut rules: Vec<String> = Vec::new();
         for t in texts {
@@ -323,7 +343,10 @@ impl Engine {
                     host: "hermes-plugin",
                 };
                 if let Err(e) = crate::audit::append(path, &rec) {
-                    eprintln!("warden serve: cannot write audit log {}: {e}", path.display());
+                    eprintln!(
+                        "warden serve: cannot write audit log {}: {e}",
+                        path.display()
+                    );
                 }
             }
         }
@@ -354,7 +377,10 @@ impl Engine {
             host: "hermes-plugin",
         };
         if let Err(e) = crate::audit::append(path, &rec) {
-            eprintln!("warden serve: cannot write audit log {}: {e}", path.display());
+            eprintln!(
+                "warden serve: cannot write audit log {}: {e}",
+                path.display()
+            );
         }
     }
 }
@@ -403,7 +429,9 @@ pub fn plugin_decision(v: &Verdict) -> Value {
             message,
             rule_key,
         } => json!({"action": "approve", "rule": rule, "message": message, "rule_key": rule_key}),
-        Decision::Modify { rules, args } => json!({"action": "modify", "rules": rules, "args": args}),
+        Decision::Modify { rules, args } => {
+            json!({"action": "modify", "rules": rules, "args": args})
+        }
         Decision::Context { rules, text } => {
             json!({"action": "context", "rules": rules, "text": text})
         }
@@ -412,7 +440,9 @@ pub fn plugin_decision(v: &Verdict) -> Value {
             text,
             withheld_by,
             ..
-        } => json!({"action": "redact", "rules": rules, "text": text, "withheld": withheld_by.is_some()}),
+        } => {
+            json!({"action": "redact", "rules": rules, "text": text, "withheld": withheld_by.is_some()})
+        }
     }
 }
 
@@ -422,19 +452,27 @@ type RequestError = (Value, String);
 fn parse_request(line: &[u8]) -> Result<(Value, Map<String, Value>), RequestError> {
     let text = std::str::from_utf8(line)
         .map_err(|e| (Value::Null, format!("request is not valid UTF-8: {e}")))?;
-    let v: Value = serde_json::from_str(text)
-        .map_err(|e| (Value::Null, format!("malformed request: {e}")))?;
+    let v: Value =
+        serde_json::from_str(text).map_err(|e| (Value::Null, format!("malformed request: {e}")))?;
     let Value::Object(m) = v else {
         return Err((Value::Null, "request is not a JSON object".into()));
     };
     let id = match m.get("id") {
         Some(id @ (Value::Number(_) | Value::String(_))) => id.clone(),
-        Some(_) => return Err((Value::Null, "request id must be a number or a string".into())),
+        Some(_) => {
+            return Err((
+                Value::Null,
+                "request id must be a number or a string".into(),
+            ))
+        }
         None => return Err((Value::Null, "request has no id".into())),
     };
     if let Some(v) = m.get("v").and_then(Value::as_u64) {
         if v != PROTOCOL {
-            return Err((id, format!("protocol version {v} not supported (this warden speaks {PROTOCOL})")));
+            return Err((
+                id,
+                format!("protocol version {v} not supported (this warden speaks {PROTOCOL})"),
+            ));
         }
     }
     Ok((id, m))

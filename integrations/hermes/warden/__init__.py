@@ -49,11 +49,12 @@ def _config():
     binary = os.environ.get("WARDEN_BIN") or cfg.get("binary") or "warden"
     argv = [binary, "serve"] + [str(a) for a in cfg.get("args", [])]
     timeout = float(os.environ.get("WARDEN_PLUGIN_TIMEOUT") or cfg.get("timeout_s") or 5.0)
+    start_timeout = float(os.environ.get("WARDEN_PLUGIN_START_TIMEOUT") or cfg.get("start_timeout_s") or 30.0)
     log = cfg.get("serve_log")
     if not log:
         home = os.environ.get("HERMES_HOME") or os.path.expanduser("~/.hermes")
         log = os.path.join(home, "logs", "warden-serve.log")
-    return argv, timeout, log
+    return argv, timeout, start_timeout, log
 
 
 def hermes_version():
@@ -590,9 +591,9 @@ _STATE = {}
 
 def register(ctx):
     """Hermes plugin entry point."""
-    argv, timeout, log = _config()
+    argv, timeout, start_timeout, log = _config()
     manager = getattr(ctx, "_manager", None)
-    client = Client(argv, timeout_s=timeout, stderr_path=log,
+    client = Client(argv, timeout_s=timeout, start_timeout_s=start_timeout, stderr_path=log,
                     hello_fields={"host_version": hermes_version() or ""})
     w = Warden(client, manager)
     cb = make_callbacks(w)

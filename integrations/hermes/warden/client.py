@@ -25,9 +25,11 @@ class WardenUnavailable(Exception):
 class Client:
     """A `warden serve` co-process and the line protocol to it."""
 
-    def __init__(self, argv, timeout_s=2.0, stderr_path=None, hello_fields=None, max_restarts=1):
+    def __init__(self, argv, timeout_s=2.0, stderr_path=None, hello_fields=None, max_restarts=1,
+                 start_timeout_s=30.0):
         self.argv = list(argv)
         self.timeout_s = float(timeout_s)
+        self.start_timeout_s = float(start_timeout_s)
         self.stderr_path = stderr_path
         self.hello_fields = dict(hello_fields or {})
         self.max_restarts = max_restarts
@@ -51,6 +53,7 @@ class Client:
                 err = open(self.stderr_path, "ab", buffering=0)
             except OSError:
                 err = subprocess.DEVNULL
+        self.starts += 1
         try:
             self.proc = subprocess.Popen(
                 self.argv,
@@ -63,11 +66,11 @@ class Client:
         finally:
             if err is not subprocess.DEVNULL:
                 err.close()
-        self.starts += 1
         self._buf = b""
         fields = {"op": "hello", "host": "hermes"}
         fields.update(self.hello_fields)
-        self.hello = self._roundtrip(fields)
+        # the first answer waits for the whole policy to compile
+        self.hello = self._roundtrip(fields, self.start_timeout_s)
         if self.hello.get("protocol") != PROTOCOL:
             raise WardenUnavailable(
                 "warden serve speaks protocol %r, this plugin %d" % (self.hello.get("protocol"), PROTOCOL)
@@ -140,7 +143,7 @@ class Client:
                 return r
             raise WardenUnavailable("unreachable")
 
-    def _roundtrip(self, fields):
+    def _roundtrip(self, fields, timeout_s=None):
         p = self.proc
         if p is None:
             raise WardenUnavailable("warden serve is not running")
@@ -161,7 +164,7 @@ class Client:
             os.write(p.stdin.fileno(), line)
         except OSError as e:
             raise WardenUnavailable("warden serve is gone (%s; exit status %s)" % (e, p.poll()))
-        raw = self._read_line(p)
+        raw = self._read_line(p, self.timeout_s if timeout_s is None else timeout_s)
         try:
             r = json.loads(raw)
         except ValueError:
@@ -182,9 +185,9 @@ class Client:
             raise _Refused(str(r.get("error") or "warden serve refused the request"))
         return r
 
-    def _read_line(self, p):
+    def _read_line(self, p, timeout_s):
         fd = p.stdout.fileno()
-        deadline = time.monotonic() + self.timeout_s
+        deadline = time.monotonic() + timeout_s
         while True:
             i = self._buf.find(b"\n")
             if i >= 0:
@@ -192,7 +195,7 @@ class Client:
                 return line
             left = deadline - time.monotonic()
             if left <= 0:
-                raise WardenUnavailable("warden serve did not answer within %.1f s (hung)" % self.timeout_s)
+                raise WardenUnavailable("warden serve did not answer within %.1f s (hung)" % timeout_s)
             r, _, _ = select.select([fd], [], [], left)
             if not r:
                 continue
