@@ -7,7 +7,8 @@
 //! The flow, one module per stage:
 //!
 //! ```text
-//! text ─► syntax (AST) ─► check (CheckedPolicy) ─► compile (MatcherSet) ─► eval (Verdict) ─► host (wire)
+//! text ─► syntax (AST) ─► check (CheckedPolicy) ─► compile (MatcherSet) ─► eval (Verdict)
+//! host payload ─► host (wire in, capabilities) ─► runtime::decide ─► host (wire out) + audit
 //! ```
 //!
 //! ```
@@ -28,6 +29,7 @@
 pub mod audit;
 pub mod check;
 pub mod compile;
+pub mod date;
 pub mod diag;
 pub mod eval;
 pub mod event;
@@ -35,6 +37,7 @@ pub mod host;
 pub mod paths;
 pub mod policy;
 pub mod redact;
+pub mod runtime;
 pub mod serve;
 pub mod shell;
 pub mod syntax;

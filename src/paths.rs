@@ -1,7 +1,34 @@
 //! Lexical path normalisation for `path(x) under …`: `~` and `$HOME`
 //! expansion, relative paths against a base, `.`/`..` folding. Nothing
 //! touches the file system (symlinks are not resolved: the path is judged as
-//! the agent wrote it).
+//! the agent wrote it). Also the one home of home-directory expansion for
+//! paths warden itself opens ([`expand_home`]).
+
+use std::path::{Path, PathBuf};
+
+/// `$HOME`, if set and not empty.
+pub fn home_dir() -> Option<String> {
+    std::env::var("HOME").ok().filter(|h| !h.is_empty())
+}
+
+/// `~`, `~/x`, `$HOME/x`, `${HOME}/x` → under `$HOME`; anything else as is.
+/// Hermes expands only a leading `~` of the whole hook command line, so
+/// `warden hook --policy ~/.hermes/policies` receives the `~` as is; the hook,
+/// the installer and doctor expand it the same way, here.
+pub fn expand_home(p: &Path) -> PathBuf {
+    let s = p.to_string_lossy();
+    let Some(home) = home_dir() else {
+        return p.to_path_buf();
+    };
+    for prefix in ["~", "$HOME", "${HOME}"] {
+        if let Some(rest) = s.strip_prefix(prefix) {
+            if rest.is_empty() || rest.starts_with('/') {
+                return PathBuf::from(format!("{home}{rest}"));
+            }
+        }
+    }
+    p.to_path_buf()
+}
 
 /// Normalise `path` to an absolute path. `base` resolves relative paths;
 /// `home` expands `~`, `~/…`, `$HOME` and `${HOME}` (without a home the

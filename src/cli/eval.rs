@@ -1,8 +1,12 @@
 //! `warden eval --policy PATH --event FILE|-`: print the verdict as JSON.
+//! The decision is `warden::runtime::decide` over the whole policy, as
+//! `warden serve` makes it.
 
 use super::{PolicyArgs, EXIT_OK, EXIT_POLICY, EXIT_USAGE};
-use std::io::Read;
 use std::path::PathBuf;
+use warden::host::HostSpec;
+use warden::runtime::{self, Failure, Loaded, Options, Payload, PolicyRef};
+use warden::CompileOptions;
 
 #[derive(clap::Args)]
 pub(crate) struct Args {
@@ -14,50 +18,40 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(a: Args) -> i32 {
-    let text = if a.event.as_os_str() == "-" {
-        let mut s = String::new();
-        if let Err(e) = std::io::stdin().read_to_string(&mut s) {
-            eprintln!("error: cannot read stdin: {e}");
-            return EXIT_USAGE;
-        }
-        s
-    } else {
-        match std::fs::read_to_string(&a.event) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("error: cannot read {}: {e}", a.event.display());
-                return EXIT_USAGE;
-            }
-        }
-    };
-    let event = match serde_json::from_str(&text)
-        .map_err(warden::host::hermes::PayloadError::from)
-        .and_then(|v| warden::host::hermes::parse_event(&v))
-    {
-        Ok(ev) => ev,
+    let bytes = match super::input::read_bytes(&a.event) {
+        Ok(b) => b,
         Err(e) => {
-            eprintln!("error: {}: {e}", a.event.display());
+            eprintln!("error: {e}");
             return EXIT_USAGE;
         }
     };
-    let policy = match a.policy.load() {
-        Ok(p) => p,
+    let loaded = match Loaded::load(&a.policy.source(), &CompileOptions::from_env()) {
+        Ok(l) => l,
         Err(e) => {
             eprintln!("error: {e}\n(run `warden check` for every finding with source context)");
             return EXIT_POLICY;
         }
     };
-    let set = match policy.compile() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_POLICY;
-        }
+    let opts = Options {
+        host: HostSpec::hermes_unknown(),
+        fail_open: false,
     };
-    let verdict = set.evaluate(&event);
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&verdict).unwrap_or_default()
-    );
-    EXIT_OK
+    let d = runtime::decide(Payload::Bytes(&bytes), PolicyRef::Loaded(&loaded), &opts);
+    match d.verdict {
+        Ok(verdict) => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&verdict).unwrap_or_default()
+            );
+            EXIT_OK
+        }
+        Err(Failure::Payload(e)) => {
+            eprintln!("error: {}: {e}", a.event.display());
+            EXIT_USAGE
+        }
+        Err(e) => {
+            eprintln!("error: {}", e.cause());
+            EXIT_POLICY
+        }
+    }
 }

@@ -3,7 +3,6 @@
 //! `warden::eval::explain`.
 
 use super::{PolicyArgs, EXIT_OK, EXIT_POLICY, EXIT_USAGE};
-use std::io::Read;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -73,19 +72,9 @@ fn us(t: Instant) -> f64 {
 
 fn event_of(a: &Args) -> Result<Event, String> {
     if let Some(path) = &a.event {
-        let text = if path.as_os_str() == "-" {
-            let mut s = String::new();
-            std::io::stdin()
-                .read_to_string(&mut s)
-                .map_err(|e| format!("cannot read stdin: {e}"))?;
-            s
-        } else {
-            std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?
-        };
-        let v: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
-        return warden::host::hermes::parse_event(&v)
+        let bytes = super::input::read_bytes(path)?;
+        // the same strict parse as `warden hook` and `warden eval` (runtime::parse)
+        return warden::runtime::parse(warden::runtime::Payload::Bytes(&bytes))
             .map_err(|e| format!("{}: {e}", path.display()));
     }
     let mut ev = if let Some(tool) = &a.tool {

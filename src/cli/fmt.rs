@@ -60,10 +60,7 @@ fn files(paths: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, String> {
     let mut out = Vec::new();
     for p in paths {
         if p.as_os_str() == "-" {
-            let mut s = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-                .map_err(|e| format!("cannot read stdin: {e}"))?;
-            out.push((PathBuf::from("<stdin>"), s));
+            out.push((PathBuf::from("<stdin>"), super::input::read_text(p)?));
         } else {
             out.extend(warden::policy::read_sources(&[p]).map_err(|e| e.to_string())?);
         }
@@ -113,7 +110,7 @@ pub(crate) fn run(a: Args) -> i32 {
                 let name = path.display().to_string();
                 print!(
                     "{}",
-                    super::install::unified_diff(
+                    super::diff::unified_diff(
                         &file.text,
                         &formatted,
                         &name,

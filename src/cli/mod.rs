@@ -3,11 +3,13 @@
 
 mod check;
 mod deadline;
+mod diff;
 mod doctor;
 mod eval;
 mod explain;
 mod fmt;
 mod hook;
+mod input;
 mod install;
 mod redact;
 pub(crate) mod render;
@@ -96,6 +98,21 @@ impl PolicyArgs {
         match std::env::var_os("WARDEN_POLICY") {
             Some(v) if !v.is_empty() => std::env::split_paths(&v).collect(),
             _ => Vec::new(),
+        }
+    }
+
+    /// Where the policy comes from (`~` expanded).
+    pub(crate) fn source(&self) -> warden::policy::Source {
+        let paths = self.paths();
+        if paths.is_empty() {
+            warden::policy::Source::Builtin
+        } else {
+            warden::policy::Source::Paths(
+                paths
+                    .iter()
+                    .map(|p| warden::paths::expand_home(p))
+                    .collect(),
+            )
         }
     }
 

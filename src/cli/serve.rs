@@ -88,7 +88,7 @@ pub(crate) fn run(a: Args) -> i32 {
         "warden serve: policy {} loaded from {} ({} rules)",
         l.hash,
         l.origin,
-        l.set.rule_count()
+        l.set().rule_count()
     );
     write_status(status_file.as_deref(), Some(&engine), "ok");
     drop(l);
@@ -244,7 +244,7 @@ fn spawn_reloader(engine: Arc<Engine>, every: Duration, status_file: Option<Path
                     eprintln!(
                         "warden serve: policy reloaded: {} ({} rules)",
                         l.hash,
-                        l.set.rule_count()
+                        l.set().rule_count()
                     );
                     write_status(status_file.as_deref(), Some(&engine), "ok");
                 }

@@ -508,6 +508,19 @@ impl MatcherSet {
         self.rules.len()
     }
 
+    /// The message template of rule `id`'s block, approve or context action
+    /// (the audit log renders it with placeholders instead of values).
+    pub fn message_template(&self, id: &str) -> Option<&ir::Template> {
+        self.rules
+            .iter()
+            .find(|r| r.id == id)
+            .and_then(|r| match &r.action {
+                CAction::Block { message, .. } | CAction::Approve { message, .. } => Some(message),
+                CAction::Context(t) => Some(t),
+                _ => None,
+            })
+    }
+
     /// Compile every decision-rule regex now; the ones the engine refuses
     /// (size limits: the checker has validated the syntax) as `(rule id,
     /// location, message)`. A lazily compiled set would otherwise find out

@@ -28,10 +28,12 @@
 use crate::compile::{CompileOptions, MatcherSet};
 use crate::eval::{Decision, Verdict};
 use crate::event::{Event, Hook};
-use crate::policy::{self, Policy};
+use crate::host::HostSpec;
+use crate::policy;
+use crate::runtime::{self, Payload, PolicyRef};
 use serde_json::{json, Map, Value};
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock};
 
 /// The protocol version spoken by this build.
 pub const PROTOCOL: u64 = 1;
@@ -41,12 +43,19 @@ pub const DEFAULT_MAX_REQUEST: usize = 16 << 20;
 
 /// One compiled policy generation.
 pub struct Loaded {
-    /// The whole policy, every event compiled.
-    pub set: MatcherSet,
+    /// The whole policy, every event compiled (what [`runtime::decide`] evaluates).
+    pub policy: runtime::Loaded,
     /// Digest of the sources (hex), as the audit log records it.
     pub hash: String,
     /// What it was loaded from, for `hello` and logs.
     pub origin: String,
+}
+
+impl Loaded {
+    /// The compiled set.
+    pub fn set(&self) -> &MatcherSet {
+        self.policy.set()
+    }
 }
 
 /// Why the policy could not be (re)loaded.
@@ -68,36 +77,43 @@ pub struct Config {
     pub audit: Option<PathBuf>,
 }
 
+/// The host the plugin runs in, from its `hello` (unknown until then).
+fn host_spec(version: Option<&str>) -> HostSpec {
+    version
+        .filter(|v| !v.is_empty())
+        .and_then(|v| HostSpec::parse(&format!("hermes@{v}")).ok())
+        .unwrap_or_else(HostSpec::hermes_unknown)
+}
+
 /// The serving state: the current policy generation, swapped atomically.
 pub struct Engine {
     config: Config,
     current: RwLock<Arc<Loaded>>,
     /// Set while the last reload failed: the reason, shown in every response.
     stale: RwLock<Option<String>>,
+    /// The host named in `hello`.
+    host: RwLock<HostSpec>,
+    /// The audit log, opened once.
+    audit: Mutex<Option<std::fs::File>>,
 }
 
-/// Load and compile the whole policy named by `config`.
+/// Load and compile the whole policy named by `config` (every event, eagerly).
 pub fn load(config: &Config) -> Result<Loaded, ServeError> {
-    let (sources, origin) = match &config.source {
-        policy::Source::Builtin => (policy::builtin_sources(), "the shipped packs".to_string()),
-        policy::Source::Paths(p) => (
-            policy::read_sources(p)?,
-            p.iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-        ),
+    let origin = match &config.source {
+        policy::Source::Builtin => "the shipped packs".to_string(),
+        policy::Source::Paths(p) => p
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
     };
-    let key = crate::compile::cache::key(sources.iter().map(|(p, t)| (p.as_path(), t.as_str())));
-    let policy = Policy::from_sources(sources)?;
     let opts = CompileOptions {
         lazy: false,
         ..config.compile.clone()
     };
-    let set = policy
-        .compile_with(&opts)
-        .map_err(|e| ServeError::Load(e.into()))?;
-    if let Some((id, origin, message)) = set.regex_failures().into_iter().next() {
+    let policy = runtime::Loaded::load(&config.source, &opts)?;
+    // A regex the engine refuses (size limits) could only never match: an error.
+    if let Some((id, origin, message)) = policy.set().regex_failures().into_iter().next() {
         return Err(ServeError::Load(crate::LoadError::Compile(
             crate::compile::CompileError {
                 location: format!("{} (rule {id})", origin.location()),
@@ -105,10 +121,10 @@ pub fn load(config: &Config) -> Result<Loaded, ServeError> {
             },
         )));
     }
-    warm(&set);
+    warm(policy.set());
     Ok(Loaded {
-        set,
-        hash: format!("{key:016x}"),
+        hash: format!("{:016x}", policy.hash()),
+        policy,
         origin,
     })
 }
@@ -143,6 +159,8 @@ impl Engine {
             config,
             current: RwLock::new(Arc::new(loaded)),
             stale: RwLock::new(None),
+            host: RwLock::new(HostSpec::hermes_unknown()),
+            audit: Mutex::new(None),
         })
     }
 
@@ -263,27 +281,80 @@ impl Engine {
         let l = self.current();
         let host = req.get("host").and_then(Value::as_str).unwrap_or("hermes");
         let version = req.get("host_version").and_then(Value::as_str);
+        let spec = host_spec(version);
+        if let Ok(mut g) = self.host.write() {
+            *g = spec;
+        }
         json!({
             "protocol": PROTOCOL,
             "warden": env!("CARGO_PKG_VERSION"),
             "policy_hash": l.hash,
             "policy": l.origin,
-            "rules": l.set.rule_count(),
-            "capabilities": crate::host::plugin::capabilities(host, version),
+            "rules": l.set().rule_count(),
+            "capabilities": crate::host::hermes::plugin::capabilities(host, version),
         })
     }
 
-    /// Decide one host payload (the shell hook's payload shape) on the current policy.
+    /// Decide one host payload (the shell hook's payload shape) on the current policy,
+    /// through the one decision pipeline ([`runtime::decide`]).
     fn decide(&self, payload: &Value) -> Result<Value, String> {
-        let event = crate::host::hermes::parse_event(payload)
-            .map_err(|e| format!("malformed payload: {e}"))?;
         let l = self.current();
-        let verdict = l.set.evaluate(&event);
-        let answer = plugin_decision(&verdict);
-        if let Some(path) = &self.config.audit {
-            self.audit(path, &l, &event, &verdict);
+        let opts = runtime::Options {
+            host: self
+                .host
+                .read()
+                .map(|h| h.clone())
+                .unwrap_or_else(|_| HostSpec::hermes_unknown()),
+            fail_open: false,
+        };
+        let d = runtime::decide(Payload::Json(payload), PolicyRef::Loaded(&l.policy), &opts);
+        let mut rec = d.audit;
+        let result = match &d.verdict {
+            Ok(v) => {
+                // what the plugin enforces is the policy's decision itself (it has every mechanism)
+                rec.sent = rec.decision.clone();
+                if let Some(e) = &d.event {
+                    rec.args = redact_value(l.set(), &e.args);
+                }
+                Ok(json!({"decision": plugin_decision(v), "policy_hash": l.hash}))
+            }
+            Err(f) => Err(f.cause()),
+        };
+        rec.host = format!("{}+plugin", rec.host);
+        self.log(&rec);
+        result
+    }
+
+    /// Append one audit line (the log is opened once and kept).
+    fn log(&self, rec: &crate::audit::Record) {
+        let Some(path) = &self.config.audit else {
+            return;
+        };
+        let mut g = match self.audit.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        if g.is_none() {
+            match crate::audit::open(path) {
+                Ok(f) => *g = Some(f),
+                Err(e) => {
+                    eprintln!(
+                        "warden serve: cannot open audit log {}: {e}",
+                        path.display()
+                    );
+                    return;
+                }
+            }
         }
-        Ok(json!({"decision": answer, "policy_hash": l.hash}))
+        if let Some(f) = g.as_mut() {
+            if let Err(e) = crate::audit::write_line(f, &crate::audit::line(rec)) {
+                eprintln!(
+                    "warden serve: cannot write audit log {}: {e}",
+                    path.display()
+                );
+                *g = None;
+            }
+        }
     }
 
     /// Redact many texts with one event's redaction rules: `texts[i]` comes back as the
@@ -301,7 +372,7 @@ impl Engine {
             .and_then(Value::as_array)
             .ok_or("redact without \"texts\" (an array of strings)")?;
         let l = self.current();
-        let redactor = l.set.redactor(hook)?;
+        let redactor = l.set().redactor(hook)?;
         let mut out = Vec::with_capacity(texts.len());
         let mut rules: Vec<String> = Vec::new();
         for t in texts {
@@ -329,59 +400,25 @@ impl Engine {
             }
         }
         if !rules.is_empty() {
-            if let Some(path) = &self.config.audit {
-                let rec = crate::audit::Record {
-                    event: hook.name(),
-                    tool: None,
-                    session_id: req.get("session_id").and_then(Value::as_str),
-                    args: &Value::Null,
-                    rules: rules.iter().map(String::as_str).collect(),
-                    decision: "redact",
-                    message: None,
-                    latency_us: 0,
-                    policy_hash: &l.hash,
-                    host: "hermes-plugin",
-                };
-                if let Err(e) = crate::audit::append(path, &rec) {
-                    eprintln!(
-                        "warden serve: cannot write audit log {}: {e}",
-                        path.display()
-                    );
-                }
-            }
+            let rec = crate::audit::Record {
+                event: Some(hook.name().into()),
+                session_id: req
+                    .get("session_id")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                rules: rules.clone(),
+                decision: "redact".into(),
+                sent: "redact".into(),
+                policy_hash: Some(l.hash.clone()),
+                host: format!(
+                    "{}+plugin",
+                    self.host.read().map(|h| h.name()).unwrap_or_default()
+                ),
+                ..Default::default()
+            };
+            self.log(&rec);
         }
         Ok(json!({"texts": out, "rules": rules}))
-    }
-
-    fn audit(&self, path: &Path, l: &Loaded, event: &Event, verdict: &Verdict) {
-        let (decision, message) = match &verdict.decision {
-            Decision::Allow => ("allow", None),
-            Decision::Block { message, .. } => ("block", Some(message.as_str())),
-            Decision::Approve { message, .. } => ("approve", Some(message.as_str())),
-            Decision::Modify { .. } => ("modify", None),
-            Decision::Context { .. } => ("context", None),
-            Decision::Redact { .. } => ("redact", None),
-        };
-        let args = redact_value(&l.set, &event.args);
-        let message = message.map(|m| redact_str(&l.set, m));
-        let rec = crate::audit::Record {
-            event: event.hook.name(),
-            tool: event.tool.as_deref(),
-            session_id: event.session_id.as_deref(),
-            args: &args,
-            rules: verdict.matches.iter().map(|m| m.rule.as_str()).collect(),
-            decision,
-            message: message.as_deref(),
-            latency_us: 0,
-            policy_hash: &l.hash,
-            host: "hermes-plugin",
-        };
-        if let Err(e) = crate::audit::append(path, &rec) {
-            eprintln!(
-                "warden serve: cannot write audit log {}: {e}",
-                path.display()
-            );
-        }
     }
 }
 

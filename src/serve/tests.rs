@@ -2,6 +2,7 @@
 
 use super::*;
 use serde_json::json;
+use std::path::Path;
 
 fn engine_at(dir: &Path) -> Engine {
     Engine::new(Config {
