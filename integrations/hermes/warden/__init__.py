@@ -89,6 +89,7 @@ class Warden:
         self.user_memo = {}
         self.placeholders = {}
         self.capabilities = {}
+        self.own_replies = set()
         self._warned = False
         client.on_status_change = self._status_changed
 
@@ -336,6 +337,13 @@ def synthetic_reply(text, api_mode, model=""):
 def make_callbacks(w):
     """The plugin's hooks and middleware bound to `w`, by registration name."""
 
+    def reply(text, api_mode, model):
+        # warden's own messages (a blocked turn) are not redacted again on the way out
+        if len(w.own_replies) > 1024:
+            w.own_replies.clear()
+        w.own_replies.add(text)
+        return synthetic_reply(text, api_mode, model)
+
     def lockdown_tool(next_call=None, args=None, tool_name="", **kw):
         cause = w.ready()
         if cause:
@@ -345,7 +353,7 @@ def make_callbacks(w):
     def lockdown_llm(next_call=None, request=None, api_mode=None, model="", **kw):
         cause = w.ready()
         if cause:
-            return synthetic_reply(_fail(cause) + " The message was not sent to the model.", api_mode, model)
+            return reply(_fail(cause) + " The message was not sent to the model.", api_mode, model)
         return next_call(request)
 
     def tool_request(tool_name="", args=None, session_id="", **kw):
@@ -424,6 +432,8 @@ def make_callbacks(w):
     def transform_llm_output(response_text=None, **kw):
         if not isinstance(response_text, str) or not response_text:
             return None
+        if response_text in w.own_replies:
+            return None
         try:
             new = w.redact([response_text], "transform_llm_output")[0]
         except WardenUnavailable as e:
@@ -452,15 +462,15 @@ def make_callbacks(w):
                 d = w.decide_user(text, session_id)
                 if d.get("action") == "block":
                     msg = d.get("message") or _fail("blocked by policy")
-                    reply = synthetic_reply(msg, api_mode, model)
-                    if reply is not None:
-                        return reply
+                    answer = reply(msg, api_mode, model)
+                    if answer is not None:
+                        return answer
             # what goes out is sanitized even when llm_request was skipped or failed
             sanitize_request(w, req, session_id)
         except WardenUnavailable as e:
-            return synthetic_reply(_fail(e) + " The message was not sent to the model.", api_mode, model)
+            return reply(_fail(e) + " The message was not sent to the model.", api_mode, model)
         except Exception as e:
-            return synthetic_reply(_fail("plugin error (%s)" % e), api_mode, model)
+            return reply(_fail("plugin error (%s)" % e), api_mode, model)
         # provider errors propagate to Hermes's own retry logic
         return next_call(req)
 

@@ -97,6 +97,8 @@ class Client:
         if self.proc is not None and self.proc.poll() is None and self.hello is not None:
             return
         cause = None
+        if self.proc is not None and self.proc.poll() is not None:
+            cause = "warden serve exited (status %s)" % self.proc.poll()
         while self.starts <= self.max_restarts:
             self._kill()
             try:
@@ -105,7 +107,8 @@ class Client:
             except (OSError, WardenUnavailable, ValueError) as e:
                 cause = "warden serve could not start (%s)" % e
         self._kill()
-        self.dead = cause or "warden serve died and was already restarted once"
+        self.dead = "%s; it was already restarted once, so warden refuses everything until Hermes restarts" % (
+            cause or "warden serve died")
         raise WardenUnavailable(self.dead)
 
     def close(self):
