@@ -238,6 +238,11 @@ fn spawn_reloader(engine: Arc<Engine>, every: Duration, status_file: Option<Path
             if now == last {
                 continue;
             }
+            // an editor may still be writing: reload once the files hold still for one interval
+            std::thread::sleep(every);
+            if fingerprint(&paths) != now {
+                continue;
+            }
             last = now;
             match engine.reload() {
                 Ok(l) => {
