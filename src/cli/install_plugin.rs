@@ -254,7 +254,21 @@ pub(crate) fn enable_text(old: &str) -> Result<String, Refusal> {
                             .map(|i| indent_of(&lines[i]))
                             .filter(|&n| n >= child)
                             .unwrap_or(child + 2);
-                        lines.insert(e + 1, item(seq));
+                        // after the list's last item, so the order stays the user's
+                        let mut at = e + 1;
+                        for (i, line) in lines.iter().enumerate().take(end).skip(e + 1) {
+                            let t = line.trim_start();
+                            if t.is_empty() || t.starts_with('#') {
+                                continue;
+                            }
+                            if indent_of(line) < seq
+                                || (indent_of(line) == child && !t.starts_with('-'))
+                            {
+                                break;
+                            }
+                            at = i + 1;
+                        }
+                        lines.insert(at, item(seq));
                     } else if value == "[]" || value == "null" || value == "~" {
                         lines[e] = format!("{}enabled:", " ".repeat(child));
                         lines.insert(e + 1, item(child + 2));
@@ -374,7 +388,7 @@ mod tests {
             ("plugins:\n  enabled: [a, b]\n", true),
             ("plugins:\n  disabled: []\n# c\nmodel: m\n", true),
         ] {
-            let new = enable_text(old).unwrap();
+            let new = enable_text(old).unwrap_or_else(|e| panic!("{old:?}: {e}"));
             let cfg: Yaml = serde_yaml_ng::from_str(&new).unwrap();
             assert!(is_enabled(&cfg), "{old:?} -> {new}");
             assert_eq!(enable_text(&new).unwrap(), new, "idempotent");
