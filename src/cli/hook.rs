@@ -82,6 +82,7 @@ pub(crate) fn run(a: Args) -> i32 {
         fail_open: a.fail_open,
     };
     let fail_open = a.fail_open;
+    let panic_audit = a.audit.as_deref().map(expand_home);
     std::panic::set_hook(Box::new(move |info| {
         // Exactly one JSON object on stdout: if the answer already went out
         // (a panic while writing the audit log), a second one would turn it
@@ -97,6 +98,9 @@ pub(crate) fn run(a: Args) -> i32 {
         };
         let d = runtime::fail(None, Failure::Process(cause), &opts);
         emit(&d.response);
+        if let Some(p) = &panic_audit {
+            let _ = warden::audit::append(p, &d.audit);
+        }
         std::process::exit(d.response.exit_code);
     }));
     // The audit log is opened first (never blocking: see `warden::audit::open`), so the
@@ -222,7 +226,21 @@ pub(crate) fn bad_arguments(what: &str) -> i32 {
         )),
         &opts,
     );
-    emit(&d.response)
+    let code = emit(&d.response);
+    // the flags did not parse, so the audit path is taken from them by hand
+    let mut args = std::env::args_os().skip(2);
+    let mut path = std::env::var_os("WARDEN_AUDIT").filter(|v| !v.is_empty());
+    while let Some(arg) = args.next() {
+        if arg == "--audit" {
+            path = args.next();
+        } else if let Some(v) = arg.to_str().and_then(|s| s.strip_prefix("--audit=")) {
+            path = Some(v.into());
+        }
+    }
+    if let Some(p) = path {
+        let _ = warden::audit::append(&expand_home(std::path::Path::new(&p)), &d.audit);
+    }
+    code
 }
 
 /// Set once the answer is on stdout, with the exit code it carries.

@@ -3,7 +3,6 @@
 //! compiled once and swapped when its files change, a deadline per request,
 //! and a clean exit on EOF.
 
-use super::install::expand_home;
 use super::PolicyArgs;
 use serde_json::Value;
 use std::io::{BufRead, Write};
@@ -11,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
+use warden::paths::expand_home;
 use warden::policy::Source;
 use warden::serve::{error_line, Config, Engine, DEFAULT_MAX_REQUEST};
 use warden::CompileOptions;

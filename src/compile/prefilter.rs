@@ -379,7 +379,14 @@ pub(crate) fn requirement(set: &MatcherSet, node: &Node) -> Option<Requirement> 
                 let abs: Option<Vec<String>> = targets
                     .iter()
                     .map(|t| match t {
-                        UnderPath::Abs(p) if p.starts_with('/') => Some(p.clone()),
+                        // a `*` component (`/home/*/.ssh`): index by the literal ancestor
+                        UnderPath::Abs(p) if p.starts_with('/') => Some(match p.find('*') {
+                            Some(k) => match p[..k].rfind('/') {
+                                Some(0) | None => "/".to_string(),
+                                Some(j) => p[..j].to_string(),
+                            },
+                            None => p.clone(),
+                        }),
                         _ => None,
                     })
                     .collect();
@@ -450,7 +457,20 @@ fn shell_requirement(field: &Field, st: &ShellTest) -> Option<Requirement> {
         ShellTest::Command { programs, .. } => programs,
         ShellTest::Pipe { from, .. } => from,
         ShellTest::RedirectUnder(_) | ShellTest::RedirectGlob(_) => {
-            return Some(Requirement::one(field.clone(), vec![">".into()]))
+            // a `>` in the text, or a program that writes files named in its
+            // arguments (see `shell::RedirOp::Channel`)
+            return Some(Requirement {
+                parts: vec![
+                    (field.clone(), vec![">".into()]),
+                    (
+                        Field::ShellPrograms,
+                        crate::shell::WRITE_CHANNEL_PROGRAMS
+                            .iter()
+                            .map(|p| p.to_string())
+                            .collect(),
+                    ),
+                ],
+            });
         }
         ShellTest::Unknown => return None,
     };

@@ -542,12 +542,23 @@ fn trace_atom(run: &Run, a: &CAtom) -> (bool, String) {
             .commands
             .iter()
             .map(|c| {
+                // the analysed form: substituted, decoded, expanded; with the
+                // files it writes and what it was reached through
                 let mut s = c.program.clone();
                 for arg in &c.args {
                     s.push(' ');
                     s.push_str(&arg.text);
                 }
-                quote(&s)
+                for r in c.redirects.iter().filter(|r| r.writes()) {
+                    s.push_str(" [writes ");
+                    s.push_str(r.path.as_deref().unwrap_or(&r.target));
+                    s.push(']');
+                }
+                let mut q = quote(s.trim_start());
+                if !c.via.is_empty() {
+                    q.push_str(&format!(" (via {})", c.via.join(" > ")));
+                }
+                q
             })
             .collect();
         let mut d = if cmds.is_empty() {

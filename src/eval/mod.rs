@@ -231,15 +231,23 @@ impl<'a> Run<'a> {
     pub(crate) fn shell(&self) -> Option<&shell::Analysis> {
         self.shell
             .get_or_init(|| {
-                let text = match self.event.hook {
-                    Hook::TransformTerminalOutput => self.event.command.as_deref(),
-                    _ => self.event.args.get("command").and_then(Value::as_str),
-                }?;
                 let opts = shell::Options {
                     cwd: self.event.cwd.as_deref(),
                     home: self.set.home.as_deref(),
                     ..Default::default()
                 };
+                // Hermes's execute_code runs `args.code` as Python
+                if self.event.hook == Hook::PreToolCall
+                    && self.event.tool.as_deref() == Some("execute_code")
+                {
+                    if let Some(code) = self.event.args.get("code").and_then(Value::as_str) {
+                        return Some(shell::analyze_python(code, &opts));
+                    }
+                }
+                let text = match self.event.hook {
+                    Hook::TransformTerminalOutput => self.event.command.as_deref(),
+                    _ => self.event.args.get("command").and_then(Value::as_str),
+                }?;
                 Some(shell::analyze(text, &opts))
             })
             .as_ref()
@@ -634,15 +642,10 @@ fn under_any(path: &str, targets: &[UnderPath], event: &Event, home: Option<&str
 
 /// `/x/*` counts as `/x`: deleting everything in a directory is deleting it.
 fn is_any(path: &str, targets: &[UnderPath], event: &Event, home: Option<&str>) -> bool {
-    let base = path
-        .strip_suffix("/*")
-        .map(|b| if b.is_empty() { "/" } else { b })
-        .unwrap_or(path);
     targets.iter().any(|t| match t {
-        UnderPath::Abs(dir) => base == dir,
-        UnderPath::Rel(rel) => {
-            crate::paths::normalize(rel, event.cwd.as_deref(), home).is_some_and(|dir| base == dir)
-        }
+        UnderPath::Abs(dir) => shell::is_same(path, dir),
+        UnderPath::Rel(rel) => crate::paths::normalize(rel, event.cwd.as_deref(), home)
+            .is_some_and(|dir| shell::is_same(path, &dir)),
     })
 }
 

@@ -187,7 +187,15 @@ pub fn decide(payload: Payload<'_>, policy: PolicyRef<'_>, opts: &Options) -> De
 pub fn fail(event: Option<Event>, why: Failure, opts: &Options) -> Decided {
     let hook = event.as_ref().map_or(Hook::PreToolCall, |e| e.hook);
     let cause = why.cause();
-    let (response, message) = failure_response(hook, &cause, opts);
+    let (mut response, message) = failure_response(hook, &cause, opts);
+    if event.is_none() && response.blocks() {
+        // The event is unknown (an unparsable payload, the deadline, bad arguments): the
+        // same answer must also hold on pre_llm_call, where Hermes reads only `context`
+        // (and a non-zero exit still has its stdout parsed).
+        if let (Some(m), Value::Object(o)) = (&message, &mut response.json) {
+            o.insert("context".into(), Value::String(hermes::wire::llm_notice(m)));
+        }
+    }
     let audit = audit::Record {
         event: event.as_ref().map(|e| e.hook.name().to_string()),
         tool: event.as_ref().and_then(|e| e.tool.clone()),

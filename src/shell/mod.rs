@@ -32,6 +32,8 @@
 //! `$PWD` expands to `.` (resolved against the tracked cwd); `$HOME`/`~` to
 //! `Options::home`, or to a literal `~` when unknown.
 
+mod expand;
+mod interp;
 mod parse;
 mod path;
 mod walk;
@@ -39,7 +41,17 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
-pub use path::{is_under, normalize};
+pub use path::{is_same, is_under, normalize};
+
+/// Programs whose arguments can name a file they write (recorded as
+/// [`RedirOp::Channel`] redirections): the prefilter admits `redirect to`
+/// rules for these even when the text has no `>`. Interpreters are listed
+/// for the files their inline programs open for writing.
+pub const WRITE_CHANNEL_PROGRAMS: &[&str] = &[
+    "tee", "cp", "mv", "install", "ln", "rsync", "scp", "dd", "truncate", "shred", "sed", "perl",
+    "curl", "wget", "find", "python*", "pypy*", "ruby", "jruby", "node", "nodejs", "bun", "deno",
+    "php",
+];
 
 /// Longest input analysed; longer input is cut and marked truncated.
 pub const MAX_INPUT: usize = 64 * 1024;
@@ -102,6 +114,11 @@ pub enum RedirOp {
     HereDocStrip,
     /// `<<<`
     HereString,
+    /// Not a redirection: a file the program writes through its arguments
+    /// (`tee F`, `cp A F`, `dd of=F`, `sed -i … F`, `find P -delete`, an
+    /// interpreter body's `open(F, "w")`), so `redirect to` rules see every
+    /// write channel.
+    Channel,
 }
 
 /// One redirection of a simple command.
@@ -130,6 +147,7 @@ impl Redirect {
                 | RedirOp::ReadWrite
                 | RedirOp::WriteAll
                 | RedirOp::AppendAll
+                | RedirOp::Channel
         )
     }
 }
@@ -193,6 +211,14 @@ pub struct Analysis {
 /// Analyse a command line. Never panics; bounded in time and memory.
 pub fn analyze(command: &str, opts: &Options) -> Analysis {
     walk::run(command, opts)
+}
+
+/// Analyse a Python program (the `code` argument of Hermes's `execute_code`
+/// tool) as if run by `python3 -c`: the commands it would run through
+/// `os.system`/`subprocess`, the trees it deletes, the files it writes, the
+/// URLs it fetches. Never panics; bounded like [`analyze`].
+pub fn analyze_python(code: &str, opts: &Options) -> Analysis {
+    walk::run_python(code, opts)
 }
 
 /// Does `program` match `pattern`? Exact, or prefix when the pattern ends with `*`

@@ -42,6 +42,23 @@ pub(crate) enum Node {
     },
     /// Words evaluated only for their substitutions (`for x in $(ls)`, `[[ … ]]`).
     Words(Vec<Word>),
+    /// A function definition `name() body`: `src` is the body's source text
+    /// (walked when the function is called, with its arguments bound).
+    Func {
+        name: String,
+        src: String,
+    },
+}
+
+/// A parameter expansion whose value the walker may know (`$x`, `${x}`,
+/// `${x:?}`, `$1`, `$@`): `len` bytes of the word text at `at` name it.
+#[derive(Clone, Debug)]
+pub(crate) struct VarRef {
+    pub at: usize,
+    pub len: usize,
+    pub name: String,
+    /// Inside double quotes (no word splitting).
+    pub quoted: bool,
 }
 
 #[derive(Default, Debug)]
@@ -62,6 +79,12 @@ pub(crate) struct Word {
     pub assign: bool,
     /// Command / process substitutions, in order.
     pub subs: Vec<Sub>,
+    /// Parameter expansions the walker may resolve (their text is kept as written).
+    pub vars: Vec<VarRef>,
+    /// Dynamic for a reason other than `vars` (arithmetic, `${x:-…}`, `$$`, …).
+    pub dyn_other: bool,
+    /// An unquoted `{` occurs (brace expansion candidate).
+    pub brace: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -77,6 +100,8 @@ pub(crate) enum SubKind {
 #[derive(Debug)]
 pub(crate) struct Sub {
     pub kind: SubKind,
+    /// Inside double quotes (its output is not word-split).
+    pub quoted: bool,
     /// Byte offset of [`SUB_MARKER`] in the word text (Cmd only).
     pub at: usize,
     pub list: List,
@@ -144,11 +169,29 @@ fn bytes_to_string(v: Vec<u8>) -> String {
     }
 }
 
+#[derive(Default)]
 struct WB {
     buf: Vec<u8>,
     dynamic: bool,
     quoted: bool,
     subs: Vec<Sub>,
+    vars: Vec<VarRef>,
+    brace: bool,
+}
+
+impl WB {
+    fn into_word(self, quoted: bool, assign: bool) -> Word {
+        Word {
+            text: bytes_to_string(self.buf),
+            dynamic: self.dynamic || !self.vars.is_empty(),
+            quoted,
+            assign,
+            subs: self.subs,
+            vars: self.vars,
+            dyn_other: self.dynamic,
+            brace: self.brace,
+        }
+    }
 }
 
 impl<'s, 'b> Parser<'s, 'b> {
@@ -370,12 +413,7 @@ impl<'s, 'b> Parser<'s, 'b> {
             b'(' => {
                 if self.peek_at(1) == Some(b'(') {
                     // arithmetic command (( … ))
-                    let mut w = WB {
-                        buf: Vec::new(),
-                        dynamic: false,
-                        quoted: false,
-                        subs: Vec::new(),
-                    };
+                    let mut w = WB::default();
                     self.pos += 2;
                     self.skip_arith(&mut w);
                     return None;
@@ -439,7 +477,8 @@ impl<'s, 'b> Parser<'s, 'b> {
                     if self.peek() == Some(b')') {
                         self.pos += 1;
                         self.blanks_nl();
-                        return self.command(end);
+                        let name = std::mem::take(&mut sc.words[0].text);
+                        return self.func_body(name, end);
                     }
                     self.pos = save;
                 }
@@ -467,7 +506,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     "[[" => return Some(Node::Words(self.test_words())),
                     "function" => {
                         self.blanks();
-                        let _ = self.word();
+                        let name = self.word().map(|w| w.text).unwrap_or_default();
                         self.blanks();
                         if self.peek() == Some(b'(') {
                             self.pos += 1;
@@ -477,7 +516,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                             }
                         }
                         self.blanks_nl();
-                        return self.command(end);
+                        return self.func_body(name, end);
                     }
                     _ => {}
                 }
@@ -489,6 +528,17 @@ impl<'s, 'b> Parser<'s, 'b> {
         } else {
             Some(Node::Simple(sc))
         }
+    }
+
+    /// The body of a function definition, kept as source for the walker.
+    fn func_body(&mut self, name: String, end: End) -> Option<Node> {
+        let start = self.pos;
+        let body = self.command(end);
+        let stop = self.pos.min(self.s.len());
+        body.map(|_| Node::Func {
+            name,
+            src: String::from_utf8_lossy(&self.s[start.min(stop)..stop]).into_owned(),
+        })
     }
 
     fn words_until_sep(&mut self) -> Vec<Word> {
@@ -503,12 +553,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     if self.peek() == Some(b'(') {
                         self.pos += 1;
                     }
-                    let mut w = WB {
-                        buf: Vec::new(),
-                        dynamic: false,
-                        quoted: false,
-                        subs: Vec::new(),
-                    };
+                    let mut w = WB::default();
                     self.skip_arith(&mut w);
                 }
                 Some(b'<') | Some(b'>') => self.pos += 1,
@@ -769,9 +814,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         self.pos = start.min(body_end);
         let mut w = WB {
             buf: Vec::with_capacity(raw.len()),
-            dynamic: false,
-            quoted: false,
-            subs: Vec::new(),
+            ..WB::default()
         };
         while self.pos < self.s.len() {
             let c = self.s[self.pos];
@@ -782,7 +825,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
                 b'\\' if self.peek_at(1) == Some(b'\n') => self.pos += 2,
                 b'$' => self.dollar(&mut w, true),
-                b'`' => self.backtick(&mut w),
+                b'`' => self.backtick(&mut w, true),
                 _ => {
                     w.buf.push(c);
                     self.pos += 1;
@@ -793,13 +836,8 @@ impl<'s, 'b> Parser<'s, 'b> {
         self.pos = save.0;
         self.hd_nl = save.2;
         self.hd_resume = save.3;
-        Word {
-            text: bytes_to_string(w.buf),
-            dynamic: w.dynamic,
-            quoted: false,
-            assign: false,
-            subs: w.subs,
-        }
+        w.brace = false;
+        w.into_word(false, false)
     }
 
     /// Parse one word at the cursor (cursor must not be at a metacharacter
@@ -811,12 +849,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         }
         self.budget.words -= 1;
         let start = self.pos;
-        let mut w = WB {
-            buf: Vec::new(),
-            dynamic: false,
-            quoted: false,
-            subs: Vec::new(),
-        };
+        let mut w = WB::default();
         // process substitution as a whole word
         if matches!(self.peek(), Some(b'<') | Some(b'>')) && self.peek_at(1) == Some(b'(') {
             let kind = if self.peek() == Some(b'<') {
@@ -832,14 +865,13 @@ impl<'s, 'b> Parser<'s, 'b> {
                 self.error = true;
             }
             w.buf.extend_from_slice(b"/dev/fd/63");
-            w.subs.push(Sub { kind, at: 0, list });
-            return Some(Word {
-                text: bytes_to_string(w.buf),
-                dynamic: false,
+            w.subs.push(Sub {
+                kind,
                 quoted: false,
-                assign: false,
-                subs: w.subs,
+                at: 0,
+                list,
             });
+            return Some(w.into_word(false, false));
         }
         self.word_into(&mut w, false);
         if self.pos == start {
@@ -853,13 +885,8 @@ impl<'s, 'b> Parser<'s, 'b> {
             assign = raw.get(n) == Some(&b'=')
                 || (raw.get(n) == Some(&b'+') && raw.get(n + 1) == Some(&b'='));
         }
-        Some(Word {
-            text: bytes_to_string(w.buf),
-            dynamic: w.dynamic,
-            quoted: w.quoted,
-            assign,
-            subs: w.subs,
-        })
+        let quoted = w.quoted;
+        Some(w.into_word(quoted, assign))
     }
 
     /// Core word loop. `brace`: inside `${…}` (stop at unquoted `}` only).
@@ -900,8 +927,13 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
                 b'"' => self.dquote(w),
                 b'$' => self.dollar(w, false),
-                b'`' => self.backtick(w),
+                b'`' => self.backtick(w, false),
                 b'~' if self.pos == start && !brace => self.tilde(w),
+                b'{' if !brace => {
+                    w.brace = true;
+                    w.buf.push(c);
+                    self.pos += 1;
+                }
                 _ => {
                     w.buf.push(c);
                     self.pos += 1;
@@ -962,7 +994,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     }
                 },
                 b'$' => self.dollar(w, true),
-                b'`' => self.backtick(w),
+                b'`' => self.backtick(w, true),
                 _ => {
                     w.buf.push(c);
                     self.pos += 1;
@@ -971,7 +1003,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         }
     }
 
-    fn push_var(&mut self, w: &mut WB, name: &[u8], raw: &[u8]) {
+    fn push_var(&mut self, w: &mut WB, name: &[u8], raw: &[u8], in_dq: bool) {
         match name {
             b"HOME" => match self.home {
                 Some(h) => w.buf.extend_from_slice(h.as_bytes()),
@@ -980,8 +1012,13 @@ impl<'s, 'b> Parser<'s, 'b> {
             // $PWD is the (tracked) current directory: "." resolves against it.
             b"PWD" => w.buf.push(b'.'),
             _ => {
+                w.vars.push(VarRef {
+                    at: w.buf.len(),
+                    len: raw.len(),
+                    name: String::from_utf8_lossy(name).into_owned(),
+                    quoted: in_dq,
+                });
                 w.buf.extend_from_slice(raw);
-                w.dynamic = true;
             }
         }
     }
@@ -1017,6 +1054,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 w.buf.extend_from_slice(SUB_MARKER.as_bytes());
                 w.subs.push(Sub {
                     kind: SubKind::Cmd,
+                    quoted: in_dq,
                     at,
                     list,
                 });
@@ -1042,7 +1080,35 @@ impl<'s, 'b> Parser<'s, 'b> {
                     self.pos += 1;
                     let name = &self.s[nstart..name_end];
                     let raw = &self.s[start..self.pos];
-                    self.push_var(w, name, raw);
+                    self.push_var(w, name, raw, in_dq);
+                    return;
+                }
+                // `${X:?msg}` / `${X?msg}` is X or an error; `${HOME:-…}` is $HOME
+                let op = &self.s[name_end..self.s.len().min(name_end + 2)];
+                let name = &self.s[nstart..name_end];
+                if nstart == ns
+                    && !name.is_empty()
+                    && (op.first() == Some(&b'?')
+                        || op == b":?"
+                        || (name == b"HOME" && (op == b":-" || op.first() == Some(&b'-'))))
+                {
+                    let name = name.to_vec();
+                    let mut depth = 0usize;
+                    while let Some(c) = self.peek() {
+                        self.pos += 1;
+                        match c {
+                            b'{' => depth += 1,
+                            b'}' if depth == 0 => {
+                                let raw = self.s[start..self.pos].to_vec();
+                                self.push_var(w, &name, &raw, in_dq);
+                                return;
+                            }
+                            b'}' => depth -= 1,
+                            b'$' | b'`' => w.dynamic = true,
+                            _ => {}
+                        }
+                    }
+                    self.error = true;
                     return;
                 }
                 // operator form ${X:-word}: word may hide substitutions
@@ -1052,12 +1118,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                 if !self.enter() {
                     return;
                 }
-                let mut inner = WB {
-                    buf: Vec::new(),
-                    dynamic: false,
-                    quoted: false,
-                    subs: Vec::new(),
-                };
+                let mut inner = WB::default();
                 self.word_into(&mut inner, true);
                 self.nest -= 1;
                 for mut s in inner.subs {
@@ -1078,12 +1139,19 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
                 let name = &self.s[ns..self.pos];
                 let raw = &self.s[start..self.pos];
-                self.push_var(w, name, raw);
+                self.push_var(w, name, raw, in_dq);
             }
-            Some(c)
-                if c.is_ascii_digit()
-                    || matches!(c, b'@' | b'*' | b'#' | b'?' | b'$' | b'!' | b'-') =>
-            {
+            Some(c) if c.is_ascii_digit() || matches!(c, b'@' | b'*') => {
+                w.vars.push(VarRef {
+                    at: w.buf.len(),
+                    len: 2,
+                    name: (c as char).to_string(),
+                    quoted: in_dq,
+                });
+                w.buf.extend_from_slice(&self.s[self.pos..self.pos + 2]);
+                self.pos += 2;
+            }
+            Some(b'#' | b'?' | b'$' | b'!' | b'-') => {
                 w.buf.extend_from_slice(&self.s[self.pos..self.pos + 2]);
                 w.dynamic = true;
                 self.pos += 2;
@@ -1198,7 +1266,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         }
     }
 
-    fn backtick(&mut self, w: &mut WB) {
+    fn backtick(&mut self, w: &mut WB, in_dq: bool) {
         self.pos += 1;
         let mut inner = Vec::new();
         let mut closed = false;
@@ -1241,6 +1309,7 @@ impl<'s, 'b> Parser<'s, 'b> {
         w.buf.extend_from_slice(SUB_MARKER.as_bytes());
         w.subs.push(Sub {
             kind: SubKind::Cmd,
+            quoted: in_dq,
             at,
             list,
         });

@@ -102,16 +102,56 @@ fn push_components(out: &mut String, s: &str, floor: usize) {
 
 /// Is `path` equal to `base` or inside it (component-wise; both normalised)?
 /// A `base` of `/` contains every absolute path.
+///
+/// A `*` component in `base` matches any one component (`/home/*/.ssh`
+/// contains `/home/alice/.ssh/id_rsa`): the packs protect every user's home.
 pub fn is_under(path: &str, base: &str) -> bool {
     let base = if base.len() > 1 {
         base.trim_end_matches('/')
     } else {
         base
     };
+    if base.contains('*') {
+        return glob_prefix(path, base, false);
+    }
     if base == "/" {
         return path.starts_with('/');
     }
     path == base || (path.starts_with(base) && path.as_bytes().get(base.len()) == Some(&b'/'))
+}
+
+/// Is `path` the same as `base` (both normalised)? `x/*` counts as `x`
+/// (deleting everything in a directory is deleting it), and a `*` component
+/// in `base` matches any one component (`/home/*`).
+pub fn is_same(path: &str, base: &str) -> bool {
+    let path = path
+        .strip_suffix("/*")
+        .map(|b| if b.is_empty() { "/" } else { b })
+        .unwrap_or(path);
+    if base.contains('*') {
+        glob_prefix(path, base, true)
+    } else {
+        path == base
+    }
+}
+
+/// Component-wise match of `path` against `base` with `*` components;
+/// `exact`: same number of components, else `path` may go deeper.
+fn glob_prefix(path: &str, base: &str, exact: bool) -> bool {
+    let mut p = path.split('/');
+    for b in base.split('/') {
+        match p.next() {
+            Some(c) if b == "*" && !c.is_empty() => {}
+            Some(c) if b.contains('*') => {
+                if c.is_empty() || !super::expand::glob_match(b, c) {
+                    return false;
+                }
+            }
+            Some(c) if c == b => {}
+            _ => return false,
+        }
+    }
+    !exact || p.next().is_none()
 }
 
 /// The path an argument names, if it plausibly names one: option values

@@ -542,9 +542,11 @@ fn unknown_home_keeps_tilde() {
 // ---------- dynamic ----------
 #[test]
 fn dynamic_things() {
+    // a substitution with a static output is folded: the program is known (issue 14)
     let x = a("$(echo rm) -rf /");
-    let c = x.commands.iter().find(|c| c.dynamic_program).unwrap();
-    assert_eq!(c.program, "rm");
+    let c = x.commands.iter().find(|c| c.program == "rm").unwrap();
+    assert!(!c.dynamic_program && c.args[1].path.as_deref() == Some("/"));
+    let x = a("$(cat f) -rf /");
     assert!(x.dynamic && x.has_unknown());
     let x = a("$CMD args");
     assert!(x.commands[0].dynamic_program && x.dynamic);
@@ -563,8 +565,12 @@ fn dynamic_things() {
 }
 #[test]
 fn folding_substitution_args() {
+    // folded substitutions are static (issue 15.10: `rm -rf "$(echo /)"`)
     let c = cmd("rm -rf $(echo /)", "rm");
     assert_eq!(c.args[1].text, "/");
+    assert!(!c.args[1].dynamic);
+    assert_eq!(c.args[1].path.as_deref(), Some("/"));
+    let c = cmd("rm -rf \"$(cat list)\"", "rm");
     assert!(c.args[1].dynamic);
 }
 
@@ -678,7 +684,8 @@ fn control_flow_bodies() {
         progs("case $x in a|b) rm -rf /;; *) ls;; esac; pwd"),
         ["rm", "ls", "pwd"]
     );
-    assert_eq!(progs("f() { rm -rf /; }; f"), ["rm", "f"]);
+    // a function body is walked where it is called (issue 14)
+    assert_eq!(progs("f() { rm -rf /; }; f"), ["f", "rm"]);
     assert_eq!(progs("function g { shred x; }"), ["shred"]);
     assert_eq!(progs("[[ -f x && $(id -u) == 0 ]] && rm x"), ["id", "rm"]);
     assert_eq!(progs("! grep -q x f || echo y"), ["grep", "echo"]);
@@ -842,6 +849,238 @@ fn fuzz_structured() {
         }
         let _ = a(&s);
     }
+}
+
+// ---------- issue 14: the line's own state ----------
+fn writes(s: &str) -> Vec<String> {
+    a(s).commands
+        .iter()
+        .flat_map(|c| c.redirects.iter())
+        .filter(|r| r.writes())
+        .filter_map(|r| r.path.clone())
+        .collect()
+}
+
+#[test]
+fn variables_on_the_line_are_substituted() {
+    let c = cmd("x=/etc; rm -rf $x", "rm");
+    assert_eq!(c.args[1].path.as_deref(), Some("/etc"));
+    assert!(!c.args[1].dynamic);
+    let c = cmd("export T=/usr; rm -rf \"${T}\"", "rm");
+    assert_eq!(c.args[1].path.as_deref(), Some("/usr"));
+    // command-valued variable, word-split when unquoted
+    let c = cmd("X=\"rm -rf\"; $X /boot", "rm");
+    assert!(!c.dynamic_program);
+    assert_eq!(texts(&c), ["-rf", "/boot"]);
+    // unknown: read, environment, a dynamic value
+    assert!(cmd("read d; rm -rf $d", "rm").args[1].dynamic);
+    assert!(cmd("rm -rf $FROM_ENV", "rm").args[1].dynamic);
+    assert!(cmd("x=$(cat f); rm -rf $x", "rm").args[1].dynamic);
+    // a pipeline stage or subshell does not leak its assignments
+    assert!(cmd("(x=/); rm -rf $x", "rm").args[1].dynamic);
+    // unset is empty: `$x/` is `/`
+    assert_eq!(
+        cmd("unset x; rm -rf \"$x/\"", "rm").args[1].path.as_deref(),
+        Some("/")
+    );
+    // ${HOME:?}
+    assert_eq!(
+        cmd("rm -rf \"${HOME:?}\"", "rm").args[1].path.as_deref(),
+        Some("/home/u")
+    );
+}
+
+#[test]
+fn functions_aliases_and_positional_parameters() {
+    let c = cmd("f(){ rm -rf \"$1\"; }; f ~", "rm");
+    assert_eq!(c.args[1].path.as_deref(), Some("/home/u"));
+    assert!(c.via.iter().any(|v| v == "function f"));
+    let c = cmd("wipe() { rm -rf \"$@\"; }; wipe /etc /usr", "rm");
+    assert_eq!(paths(&c), ["/etc", "/usr"]);
+    // never called: walked with the argument unknown
+    assert!(cmd("g(){ rm -rf \"$1\"; }", "rm").args[1].dynamic);
+    // a recursive function is not expanded without end
+    let x = a("b(){ b | b & }; b");
+    assert!(x.commands.len() < 64);
+    let c = cmd("alias x='rm -rf'; x /", "rm");
+    assert_eq!(c.args[1].path.as_deref(), Some("/"));
+    let c = cmd("set -- ~ /etc; rm -rf \"$2\"", "rm");
+    assert_eq!(c.args[1].path.as_deref(), Some("/etc"));
+    // an env-prefix variable whose value a program runs
+    assert!(a("PAGER='rm -rf ~' git log")
+        .commands
+        .iter()
+        .any(|c| c.program == "rm"));
+    assert!(a("git -c core.sshCommand='sh -c \"rm -rf /\"' fetch")
+        .commands
+        .iter()
+        .any(|c| c.program == "rm"));
+}
+
+#[test]
+fn expansion_braces_globs_tilde() {
+    assert_eq!(paths(&cmd("rm -rf /{etc,usr}", "rm")), ["/etc", "/usr"]);
+    assert_eq!(
+        paths(&cmd("rm -rf ~/{.ssh,.aws}", "rm")),
+        ["/home/u/.ssh", "/home/u/.aws"]
+    );
+    assert_eq!(paths(&cmd("rm -rf {~,}", "rm")), ["/home/u"]);
+    assert_eq!(paths(&cmd("rm -rf /h?me", "rm")), ["/home"]);
+    assert_eq!(paths(&cmd("rm -rf /[e]tc", "rm")), ["/etc"]);
+    assert!(paths(&cmd("rm -rf ~/.*", "rm")).contains(&"/home/u/.ssh"));
+    assert_eq!(
+        paths(&cmd("cat ~/.s?h/id_rsa", "cat")),
+        ["/home/u/.ssh/id_rsa"]
+    );
+    // project-local look-alikes stay what they are
+    assert_eq!(
+        paths(&cmd("rm -rf ./{build,dist}", "rm")),
+        ["/home/u/proj/build", "/home/u/proj/dist"]
+    );
+    assert_eq!(paths(&cmd("rm -rf /tmp/build-*", "rm")), ["/tmp/build-*"]);
+    assert_eq!(texts(&cmd("echo {1..3}", "echo")), ["1", "2", "3"]);
+    assert_eq!(texts(&cmd("find . -exec rm {} +", "rm")).len(), 1);
+}
+
+#[test]
+fn decoders_into_a_shell() {
+    let rm = |s: &str| a(s).commands.iter().any(|c| c.program == "rm");
+    assert!(rm("echo cm0gLXJmIH4K | base64 -d | bash"));
+    assert!(rm("printf '\\x72\\x6d -rf /' | sh"));
+    assert!(rm("echo '/ fr- mr' | rev | sh"));
+    assert!(rm("echo 'ez -ts ~' | tr 'ezts' 'rmrf' | sh"));
+    assert!(rm("echo 726d202d7266202f | xxd -r -p | sh"));
+    assert!(rm("sh -c \"$(printf '\\162\\155 -rf /')\""));
+    assert_eq!(
+        cmd("$(printf '\\x72\\x6d') -rf ~", "rm").args[1]
+            .path
+            .as_deref(),
+        Some("/home/u")
+    );
+    // unknown input decoded into a shell: the code is unknowable
+    let x = a("base64 -d payload.b64 | sh");
+    assert!(x.has_unknown());
+    // harmless decoding is just data
+    assert!(!a("echo aGVsbG8K | base64 -d").has_unknown());
+}
+
+#[test]
+fn harmless_substitutions_are_resolved() {
+    assert!(!cmd("\"$(which python3)\" -m pytest", "python3").dynamic_program);
+    assert!(!cmd("$(command -v node) server.js", "node").dynamic_program);
+    assert_eq!(
+        cmd("rm -rf \"$(pwd)/build\"", "rm").args[1].path.as_deref(),
+        Some("/home/u/proj/build")
+    );
+    assert!(!cmd("tar czf b-$(date +%F).tgz src", "tar").has_dynamic_args());
+    assert!(cmd("rm -rf \"$(cat list)\"", "rm").args[1].dynamic);
+    assert!(cmd("kill -9 $(pgrep x)", "kill").has_dynamic_args());
+    // xargs: a literal piped in is known, anything else is not
+    assert_eq!(paths(&cmd("printf '/\\n' | xargs rm -rf", "rm")), ["/"]);
+    assert!(cmd("ls | xargs rm -rf", "rm").has_dynamic_args());
+}
+
+#[test]
+fn write_channels_are_redirections() {
+    assert_eq!(writes("echo x | tee -a ~/.bashrc"), ["/home/u/.bashrc"]);
+    assert_eq!(writes("cp a ~/.profile"), ["/home/u/.profile"]);
+    assert_eq!(
+        writes("install -m 755 h .git/hooks/pre-commit"),
+        ["/home/u/proj/.git/hooks/pre-commit"]
+    );
+    assert_eq!(
+        writes("dd if=x of=/etc/ld.so.preload"),
+        ["/etc/ld.so.preload"]
+    );
+    assert_eq!(writes("sed -i 's/a/b/' /etc/hosts"), ["/etc/hosts"]);
+    assert_eq!(writes("sed -e 's/a/b/' -i f"), ["/home/u/proj/f"]);
+    assert_eq!(
+        writes("perl -pi -e 's/a/b/' /etc/sudoers"),
+        ["/etc/sudoers"]
+    );
+    assert_eq!(writes("truncate -s 0 /etc/passwd"), ["/etc/passwd"]);
+    assert_eq!(writes("ln -sf /tmp/x ~/.zshrc"), ["/home/u/.zshrc"]);
+    assert_eq!(writes("mv a b"), ["/home/u/proj/a", "/home/u/proj/b"]);
+    assert_eq!(writes("curl -o ~/.bashrc https://x"), ["/home/u/.bashrc"]);
+    assert_eq!(writes("find ~/.ssh -delete"), ["/home/u/.ssh"]);
+    assert!(writes("sed -n 1p /etc/hosts").is_empty());
+    assert!(writes("cp -t").is_empty());
+    // the same act, the same fact: `cat a > b` and `cp a b`
+    assert_eq!(writes("cat a > b"), writes("cp a b"));
+}
+
+#[test]
+fn interpreter_bodies_become_commands() {
+    let x = a("python3 -c \"import os; os.system('rm -rf ~')\"");
+    let c = x.commands.iter().find(|c| c.program == "rm").expect("rm");
+    assert_eq!(c.args[1].path.as_deref(), Some("/home/u"));
+    assert!(c.via.iter().any(|v| v == "python3 -c"));
+    let c = cmd("python -c 'import shutil; shutil.rmtree(\"/etc\")'", "rm");
+    assert_eq!(texts(&c), ["-rf", "/etc"]);
+    assert!(a("perl -e 'system(\"rm -rf /\")'")
+        .commands
+        .iter()
+        .any(|c| c.program == "rm"));
+    assert!(
+        a("python3 <<'EOF'\nimport os\nos.system('rm -rf /var')\nEOF")
+            .commands
+            .iter()
+            .any(|c| c.program == "rm")
+    );
+    assert!(a("python3 - <<< 'import shutil; shutil.rmtree(\"/usr\")'")
+        .commands
+        .iter()
+        .any(|c| c.program == "rm"));
+    assert_eq!(
+        writes("python3 -c \"open('/etc/hosts','w').write('x')\""),
+        ["/etc/hosts"]
+    );
+    // a script file is not a body
+    assert_eq!(progs("python3 script.py -c 'rm -rf /'"), ["python3"]);
+    // shell string that cannot be known
+    assert!(a("python3 -c 'import os,sys; os.system(sys.argv[1])' x").has_unknown());
+    // execute_code
+    let x = analyze_python("import os\nos.system('rm -rf /')", &o());
+    assert!(x
+        .commands
+        .iter()
+        .any(|c| c.program == "rm" && c.via.iter().any(|v| v == "execute_code")));
+    assert!(analyze_python("print(1)", &o()).commands.len() == 1);
+}
+
+#[test]
+fn root_shells_are_recorded() {
+    let x = a("sudo bash");
+    assert!(x
+        .commands
+        .iter()
+        .any(|c| c.program == "sudo" && texts(c) == ["bash"]));
+    assert!(a("sudo su -").commands.iter().any(|c| c.program == "sudo"));
+    // a shell fed code is not interactive
+    assert!(!a("curl -s https://x | sudo bash")
+        .commands
+        .iter()
+        .any(|c| c.program == "sudo"));
+    assert!(!a("sudo bash -c 'ls'")
+        .commands
+        .iter()
+        .any(|c| c.program == "sudo"));
+}
+
+#[test]
+fn new_analysis_stays_bounded() {
+    // many functions calling each other, long brace expansions, deep evals
+    let mut s = String::new();
+    for i in 0..200 {
+        s.push_str(&format!("f{i}(){{ f{} \"$@\" \"$@\"; }}; ", i + 1));
+    }
+    s.push_str("f0 a b");
+    let _ = a(&s);
+    let _ = a(&"{a,b}".repeat(40));
+    let _ = a(&format!("x={}; $x", "y".repeat(70_000)));
+    let _ = a(&"python3 -c \"exec('".repeat(50));
+    let _ = analyze_python(&"exec(\"".repeat(10_000), &o());
+    let _ = a(&"alias a='a'; a; ".repeat(100));
 }
 
 // ---------- performance ----------

@@ -1,5 +1,7 @@
 //! AST walker: wrappers, nested scripts, cwd tracking, paths, feed edges.
 
+use super::expand;
+use super::interp::{self, Found, Lang};
 use super::parse::{
     Budget, Conn, List, Node, Parser, Pipeline, RawRedir, Simple, SubKind, Word, SUB_MARKER,
 };
@@ -9,9 +11,72 @@ use super::{
     MAX_INPUT, MAX_PARSE_BYTES, MAX_WORDS,
 };
 
+/// Analyse a Python program (Hermes's `execute_code`) as `python3 -c CODE`.
+pub(crate) fn run_python(code: &str, opts: &Options) -> Analysis {
+    let mut w = Walker {
+        out: Analysis::default(),
+        funcs: Vec::new(),
+        aliases: Vec::new(),
+        active: Vec::new(),
+        home: opts.home,
+        max_depth: opts.max_depth.min(MAX_DEPTH),
+        budget: Budget {
+            words: MAX_WORDS,
+            bytes: MAX_PARSE_BYTES,
+        },
+    };
+    let mut code = code;
+    if code.len() > MAX_INPUT {
+        let mut cut = MAX_INPUT;
+        while !code.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        code = &code[..cut];
+        w.out.truncated = true;
+    }
+    let cwd = opts.cwd.and_then(|c| normalize(c, None, opts.home));
+    let ctx = Ctx {
+        depth: 0,
+        cwd: cwd.clone(),
+        via: Vec::new(),
+        vars: Vec::new(),
+        pos: None,
+        remote: false,
+    };
+    w.out.commands.push(SimpleCommand {
+        program: "python3".into(),
+        args: vec![
+            Arg {
+                text: "-c".into(),
+                path: None,
+                dynamic: false,
+            },
+            Arg {
+                text: code.to_string(),
+                path: None,
+                dynamic: false,
+            },
+        ],
+        redirects: Vec::new(),
+        dynamic_program: false,
+        nested_dynamic: false,
+        depth: 0,
+        cwd,
+        via: vec!["execute_code".into()],
+    });
+    w.interpreter(0, Lang::Python, &ctx, None);
+    if w.out.truncated {
+        w.out.dynamic = true;
+    }
+    w.out
+}
+
 pub(crate) fn run(command: &str, opts: &Options) -> Analysis {
     let mut w = Walker {
         out: Analysis::default(),
+        funcs: Vec::new(),
+        aliases: Vec::new(),
+        active: Vec::new(),
         home: opts.home,
         max_depth: opts.max_depth.min(MAX_DEPTH),
         budget: Budget {
@@ -32,8 +97,13 @@ pub(crate) fn run(command: &str, opts: &Options) -> Analysis {
         depth: 0,
         cwd: opts.cwd.and_then(|c| normalize(c, None, opts.home)),
         via: Vec::new(),
+        vars: Vec::new(),
+        pos: None,
+        remote: false,
     };
     w.script(src, &mut ctx);
+    w.uncalled_functions(&ctx);
+    w.root_shells();
     if w.out.truncated {
         w.out.dynamic = true;
     }
@@ -42,6 +112,12 @@ pub(crate) fn run(command: &str, opts: &Options) -> Analysis {
 
 struct Walker<'o> {
     out: Analysis,
+    /// Functions defined so far: name, body source, called yet.
+    funcs: Vec<(String, String, bool)>,
+    /// Aliases defined so far: name, value.
+    aliases: Vec<(String, String)>,
+    /// Functions and aliases being expanded (no recursive expansion).
+    active: Vec<String>,
     home: Option<&'o str>,
     max_depth: usize,
     budget: Budget,
@@ -52,12 +128,57 @@ struct Ctx {
     depth: u8,
     cwd: Option<String>,
     via: Vec<String>,
+    /// Shell variables assigned on this line so far (`None`: not statically known).
+    vars: Vec<(String, Option<String>)>,
+    /// Positional parameters when known (`set -- …`, a function call's arguments).
+    pos: Option<Vec<String>>,
+    /// On another machine (`ssh host CMD`): relative redirection targets
+    /// name the remote's files, not this machine's.
+    remote: bool,
+}
+
+/// Most variables tracked per context.
+const MAX_VARS: usize = 64;
+
+impl Ctx {
+    fn set_var(&mut self, name: &str, value: Option<String>) {
+        if self.vars.len() >= MAX_VARS {
+            self.vars.remove(0);
+        }
+        self.vars.push((name.to_string(), value));
+    }
+
+    /// A parameter's static value: `Some(None)` = known to be unknown,
+    /// `None` = never assigned here (environment).
+    fn lookup(&self, name: &str) -> Option<Option<String>> {
+        if name == "@" || name == "*" {
+            return self.pos.as_ref().map(|p| Some(p.join(" ")));
+        }
+        if let Ok(n) = name.parse::<usize>() {
+            if n == 0 {
+                return None;
+            }
+            return self
+                .pos
+                .as_ref()
+                .map(|p| Some(p.get(n - 1).cloned().unwrap_or_default()));
+        }
+        self.vars
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    }
 }
 
 #[derive(Default)]
 struct Io {
     heads: Ids,
     tails: Ids,
+    /// Static standard output of the last stage, when known (`echo`, `printf`,
+    /// a decoder fed a literal); `dynamic` when it is code nobody can read
+    /// (a decoder of unknown input).
+    out: Option<Stdin>,
 }
 
 /// Small set of command indices; the single-element case does not allocate.
@@ -118,9 +239,46 @@ struct AW {
     text: String,
     dynamic: bool,
     assign: bool,
+    /// An unquoted expansion put whitespace into the word: split it.
+    split: bool,
+    /// Unquoted `{` in the word: brace expansion applies.
+    brace: bool,
 }
 
+impl AW {
+    fn lit(text: String, dynamic: bool) -> AW {
+        AW {
+            text,
+            dynamic,
+            assign: false,
+            split: false,
+            brace: false,
+        }
+    }
+}
+
+/// Variables whose value a program runs as a command line.
+const EXEC_VARS: &[&str] = &[
+    "GIT_SSH_COMMAND",
+    "GIT_SSH",
+    "GIT_PAGER",
+    "GIT_EDITOR",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "PAGER",
+    "MANPAGER",
+    "EDITOR",
+    "VISUAL",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "BROWSER",
+    "PROMPT_COMMAND",
+    "SUDO_ASKPASS",
+];
+
 /// Script text arriving on stdin (heredoc, here-string, `echo … |`).
+#[derive(Clone)]
 struct Stdin {
     text: String,
     dynamic: bool,
@@ -178,14 +336,16 @@ fn skip_opts<T: Tx>(v: &[T], mut i: usize, short_arg: &[u8], long_arg: &[&str]) 
     i
 }
 
+/// Is one of the short options `letters` among the options right after
+/// `from` (up to the first operand)? `command docker run -v …` is not `command -v`.
 fn has_opt<T: Tx>(v: &[T], from: usize, letters: &[u8]) -> bool {
-    v[from.min(v.len())..].iter().any(|a| {
-        let t = a.tx().0;
-        t.len() > 1
-            && t.starts_with('-')
-            && !t.starts_with("--")
-            && t.bytes().skip(1).any(|b| letters.contains(&b))
-    })
+    v[from.min(v.len())..]
+        .iter()
+        .take_while(|a| a.tx().0.starts_with('-') && a.tx().0 != "--")
+        .any(|a| {
+            let t = a.tx().0;
+            t.len() > 1 && !t.starts_with("--") && t.bytes().skip(1).any(|b| letters.contains(&b))
+        })
 }
 
 fn basename(t: &str) -> &str {
@@ -193,6 +353,29 @@ fn basename(t: &str) -> &str {
         Some(p) if p + 1 < t.len() => &t[p + 1..],
         _ => t,
     }
+}
+
+/// `c` starts an interactive shell: `su [-] [user]` without `-c`, or a
+/// shell with no script and no `-c`.
+fn interactive_shell(c: &SimpleCommand) -> bool {
+    let name = c.program.as_str();
+    let rest = &c.args[..];
+    if c.dynamic_program || rest.iter().any(|a| a.dynamic) {
+        return false;
+    }
+    if name == "su" {
+        return !rest.iter().any(|a| {
+            a.text == "-c"
+                || a.text.starts_with("--command")
+                || a.text.starts_with("--session-command")
+                || (a.text.starts_with('-') && !a.text.starts_with("--") && a.text.ends_with('c'))
+        });
+    }
+    SHELLS.contains(&name)
+        && rest.iter().all(|a| {
+            a.text.starts_with('-') && !a.text.starts_with("--") && !a.text[1..].contains('c')
+                || a.text.starts_with("--") && a.text != "--rcfile"
+        })
 }
 
 fn is_assign(t: &str) -> bool {
@@ -280,6 +463,7 @@ impl Walker<'_> {
     fn list(&mut self, list: List, ctx: &mut Ctx) -> Io {
         let mut io = Io::default();
         let mut restore: Option<Option<String>> = None;
+        let single = list.items.len() == 1;
         for (p, conn) in list.items {
             if let Some(c) = restore.take() {
                 ctx.cwd = c;
@@ -300,19 +484,25 @@ impl Walker<'_> {
                 io.tails.extend(pio.tails);
             }
         }
+        if !single {
+            io.out = None;
+        }
         io
     }
 
     fn pipeline(&mut self, mut p: Pipeline, ctx: &mut Ctx) -> Io {
         if p.cmds.len() == 1 {
             let n = p.cmds.pop().unwrap_or(Node::Words(Vec::new()));
-            return self.node(n, ctx, None);
+            let mut io = self.node(n, ctx, None);
+            io.out = self.stage_output(&io, None);
+            return io;
         }
         let mut io = Io::default();
         let mut prev = Ids::default();
         let mut stdin: Option<Stdin> = None;
         for (k, n) in p.cmds.into_iter().enumerate() {
             let mut c2 = ctx.clone();
+            let fed = stdin.clone();
             let nio = self.node(n, &mut c2, stdin.take());
             for t in prev.iter() {
                 for h in nio.heads.iter() {
@@ -322,11 +512,83 @@ impl Walker<'_> {
             if k == 0 {
                 io.heads = nio.heads.clone();
             }
-            stdin = self.literal_output(&nio);
+            stdin = self.stage_output(&nio, fed);
             prev = nio.tails;
         }
         io.tails = prev;
+        io.out = stdin;
         io
+    }
+
+    /// What a pipeline stage writes to stdout, when static: `echo`/`printf`
+    /// output, a decoder's (`base64 -d`, `xxd -r -p`, `rev`, `tr`, `openssl
+    /// enc -d`) output of a literal input, `cat` passing its input on. A
+    /// decoder of unknown input yields dynamic output.
+    fn stage_output(&self, io: &Io, input: Option<Stdin>) -> Option<Stdin> {
+        if io.tails.len() != 1 || io.heads != io.tails {
+            return None;
+        }
+        let c = self.out.commands.get(io.tails.one)?;
+        if c.dynamic_program || c.redirects.iter().any(|r| r.writes() && r.fd != Some(2)) {
+            return None;
+        }
+        let texts: Vec<&str> = c.args.iter().map(|a| a.text.as_str()).collect();
+        let dynamic = c.has_dynamic_args();
+        let decoded = |f: &dyn Fn(&str) -> Option<String>| -> Option<Stdin> {
+            match &input {
+                Some(i) if !i.dynamic => Some(match f(&i.text) {
+                    Some(t) => Stdin {
+                        text: t,
+                        dynamic: false,
+                    },
+                    None => Stdin {
+                        text: String::new(),
+                        dynamic: true,
+                    },
+                }),
+                _ => Some(Stdin {
+                    text: String::new(),
+                    dynamic: true,
+                }),
+            }
+        };
+        let lossy = |v: Vec<u8>| String::from_utf8_lossy(&v).into_owned();
+        match c.program.as_str() {
+            "echo" | "printf" => self.literal_output(io),
+            "base64" | "basenc" if c.has_flag(&["-d", "--decode", "-D"]) => {
+                if texts.iter().any(|t| !t.starts_with('-')) {
+                    return decoded(&|_| None);
+                }
+                decoded(&|t| expand::base64(t).map(lossy))
+            }
+            "base32" | "uudecode" if c.has_flag(&["-d", "--decode"]) || c.program == "uudecode" => {
+                decoded(&|_| None)
+            }
+            "openssl"
+                if c.subcommand() == Some("base64")
+                    || (c.subcommand() == Some("enc") && c.has_flag(&["-d"])) =>
+            {
+                if c.has_flag(&["-in"])
+                    || !(c.has_flag(&["-a", "-base64"]) || c.subcommand() == Some("base64"))
+                {
+                    return decoded(&|_| None);
+                }
+                decoded(&|t| expand::base64(t).map(lossy))
+            }
+            "xxd" if c.has_flag(&["-r", "--revert"]) => {
+                if c.has_flag(&["-p", "-ps", "-plain"])
+                    && !texts.iter().any(|t| !t.starts_with('-'))
+                {
+                    decoded(&|t| expand::hex(t).map(lossy))
+                } else {
+                    decoded(&|_| None)
+                }
+            }
+            "rev" if texts.is_empty() => decoded(&|t| Some(expand::rev(t))),
+            "tr" if !dynamic => decoded(&|t| expand::tr(&texts, t)),
+            "cat" | "tee" if texts.is_empty() || texts == ["-"] => input,
+            _ => None,
+        }
     }
 
     /// Static output of a lone `echo`/`printf` (for `echo 'rm -rf /' | sh`).
@@ -337,25 +599,43 @@ impl Walker<'_> {
         let c = self.out.commands.get(io.tails.one)?;
         if !(c.program == "echo" || c.program == "printf")
             || c.dynamic_program
-            || !c.redirects.is_empty()
+            || c.redirects.iter().any(|r| r.writes() && r.fd != Some(2))
         {
             return None;
         }
+        let mut escapes = false;
         let args: Vec<&Arg> = c
             .args
             .iter()
             .skip_while(|a| {
-                c.program == "echo" && matches!(a.text.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en")
+                let opt = c.program == "echo"
+                    && matches!(a.text.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en");
+                escapes |= opt && a.text.contains('e');
+                opt
             })
             .collect();
+        let dynamic = args.iter().any(|a| a.dynamic);
+        if c.program == "printf" {
+            let v: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+            let v = if v.first() == Some(&"--") {
+                &v[1..]
+            } else {
+                &v[..]
+            };
+            return Some(Stdin {
+                text: expand::printf(v),
+                dynamic,
+            });
+        }
         let mut text = String::new();
-        let mut dynamic = false;
         for (k, a) in args.iter().enumerate() {
             if k > 0 {
                 text.push(' ');
             }
             text.push_str(&a.text);
-            dynamic |= a.dynamic;
+        }
+        if escapes {
+            text = expand::unescape(&text, true);
         }
         Some(Stdin { text, dynamic })
     }
@@ -406,6 +686,79 @@ impl Walker<'_> {
                 }
                 Io::default()
             }
+            Node::Func { name, src } => {
+                if self.funcs.len() < MAX_VARS {
+                    self.funcs.push((name, src, false));
+                }
+                Io::default()
+            }
+        }
+    }
+
+    /// A privilege wrapper starting an interactive root shell (`sudo su`,
+    /// `sudo -s`, `sudo bash`, `pkexec /bin/sh`) with nothing fed to it: the
+    /// act is the wrapper, so it is recorded as a command of its own
+    /// (`sudo bash`, program `sudo`) beside the shell.
+    fn root_shells(&mut self) {
+        let n = self.out.commands.len();
+        for i in 0..n {
+            let c = &self.out.commands[i];
+            let Some(w) = c
+                .via
+                .iter()
+                .rev()
+                .find(|v| matches!(v.as_str(), "sudo" | "doas" | "run0" | "pkexec"))
+            else {
+                continue;
+            };
+            let fed = self.out.feeds.iter().any(|&(_, b)| b == i)
+                || c.redirects.iter().any(|r| {
+                    matches!(
+                        r.op,
+                        RedirOp::Read
+                            | RedirOp::HereDoc
+                            | RedirOp::HereDocStrip
+                            | RedirOp::HereString
+                    )
+                });
+            if fed || !interactive_shell(c) || self.out.commands.len() >= MAX_COMMANDS {
+                continue;
+            }
+            let mut args = vec![Arg {
+                text: c.program.clone(),
+                path: None,
+                dynamic: false,
+            }];
+            args.extend(c.args.iter().cloned());
+            let sc = SimpleCommand {
+                program: w.clone(),
+                args,
+                redirects: Vec::new(),
+                dynamic_program: false,
+                nested_dynamic: false,
+                depth: c.depth,
+                cwd: c.cwd.clone(),
+                via: Vec::new(),
+            };
+            self.out.commands.push(sc);
+        }
+    }
+
+    /// Function bodies never called on the line are still walked (unbound arguments).
+    fn uncalled_functions(&mut self, ctx: &Ctx) {
+        let pending: Vec<(String, String)> = self
+            .funcs
+            .iter()
+            .filter(|f| !f.2)
+            .map(|f| (f.0.clone(), f.1.clone()))
+            .collect();
+        for (name, src) in pending {
+            let mut c2 = ctx.clone();
+            c2.pos = None;
+            c2.via.push(format!("function {name}"));
+            self.active.push(name);
+            self.script(&src, &mut c2);
+            self.active.pop();
         }
     }
 
@@ -416,56 +769,138 @@ impl Walker<'_> {
             dynamic,
             assign,
             subs,
+            vars,
+            dyn_other,
+            brace,
             ..
         } = w;
-        if subs.is_empty() {
+        if subs.is_empty() && vars.is_empty() {
             return AW {
                 text,
                 dynamic,
                 assign,
+                split: false,
+                brace,
             };
         }
-        let mut folds: Vec<(usize, Option<String>)> = Vec::new();
+        let mut still_dynamic = dyn_other;
+        let mut split = false;
+        // (offset, length, replacement) edits over the parsed text
+        let mut edits: Vec<(usize, usize, String)> = Vec::new();
+        for v in vars {
+            match ctx.lookup(&v.name) {
+                Some(Some(val)) => {
+                    split |= (!v.quoted || v.name == "@") && val.contains([' ', '\t', '\n']);
+                    edits.push((v.at, v.len, val));
+                }
+                _ => still_dynamic = true,
+            }
+        }
         for sub in subs {
-            let start = self.out.commands.len();
             let mut c2 = ctx.clone();
+            let quoted = sub.quoted;
             let io = self.list(sub.list, &mut c2);
             match sub.kind {
                 SubKind::Cmd => {
-                    let f = if sub.at != usize::MAX && self.out.commands.len() == start + 1 {
-                        self.literal_output(&io)
+                    let f = if sub.at != usize::MAX {
+                        io.out
+                            .as_ref()
                             .filter(|s| !s.dynamic)
-                            .map(|s| s.text)
+                            .map(|s| s.text.clone())
+                            .or_else(|| self.known_output(&io, &c2))
                     } else {
                         None
                     };
-                    folds.push((sub.at, f));
+                    match f {
+                        Some(f) => {
+                            let f = f.trim_end_matches('\n').to_string();
+                            split |= !quoted && f.contains([' ', '\t', '\n']);
+                            edits.push((sub.at, SUB_MARKER.len(), f));
+                        }
+                        None => still_dynamic = true,
+                    }
                     feeders.extend(io.tails.iter());
                 }
-                SubKind::In => feeders.extend(io.tails.iter()),
-                SubKind::Out => fed.extend(io.heads.iter()),
-            }
-        }
-        if !dynamic && !folds.is_empty() && folds.iter().all(|f| f.1.is_some()) {
-            for (at, f) in folds.into_iter().rev() {
-                let end = at + SUB_MARKER.len();
-                match f {
-                    Some(f)
-                        if end <= text.len()
-                            && text.is_char_boundary(at)
-                            && text.is_char_boundary(end) =>
-                    {
-                        text.replace_range(at..end, f.trim_end_matches('\n'));
-                    }
-                    _ => {}
+                SubKind::In => {
+                    still_dynamic = true;
+                    feeders.extend(io.tails.iter());
+                }
+                SubKind::Out => {
+                    still_dynamic = true;
+                    fed.extend(io.heads.iter());
                 }
             }
+        }
+        edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+        for (at, len, val) in edits {
+            let end = at + len;
+            if end <= text.len() && text.is_char_boundary(at) && text.is_char_boundary(end) {
+                text.replace_range(at..end, &val);
+            }
+        }
+        if text.len() > super::MAX_INPUT {
+            let mut cut = super::MAX_INPUT;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+            self.out.truncated = true;
         }
         AW {
             text,
-            dynamic: true,
+            dynamic: still_dynamic,
             assign,
+            split: split && !assign,
+            brace,
         }
+    }
+
+    /// Output of a command substitution that is harmless and known in kind:
+    /// `$(which X)`/`$(command -v X)` is X, `$(pwd)` the cwd, `$(date …)`,
+    /// `$(git rev-parse …)`, `$(nproc)`, `$(id -u)` … a placeholder value, and
+    /// `$(basename P)`/`$(dirname P)` computed.
+    fn known_output(&self, io: &Io, ctx: &Ctx) -> Option<String> {
+        if io.tails.len() != 1 || io.heads != io.tails {
+            return None;
+        }
+        let c = self.out.commands.get(io.tails.one)?;
+        if c.dynamic_program || c.has_dynamic_args() {
+            return None;
+        }
+        let pos: Vec<&str> = c.positionals().map(|a| a.text.as_str()).collect();
+        Some(match c.program.as_str() {
+            "which" | "type" if pos.len() == 1 => basename(pos[0]).to_string(),
+            "command" if c.has_short('v') && pos.len() == 1 => basename(pos[0]).to_string(),
+            "pwd" => ctx.cwd.clone().unwrap_or_else(|| ".".into()),
+            "date" => "2026-01-01".into(),
+            "nproc" => "4".into(),
+            "whoami" | "logname" => "user".into(),
+            "hostname" | "uname" | "arch" => "host".into(),
+            "id" if c.has_short('u') || c.has_short('g') => {
+                if c.has_short('n') {
+                    "user".into()
+                } else {
+                    "1000".into()
+                }
+            }
+            "git" if c.subcommand() == Some("rev-parse") => {
+                if c.has_flag(&["--show-toplevel"]) {
+                    ctx.cwd.clone().unwrap_or_else(|| ".".into())
+                } else if c.has_flag(&["--abbrev-ref"]) {
+                    "main".into()
+                } else {
+                    "0000000".into()
+                }
+            }
+            "git" if c.subcommand() == Some("describe") => "v0.0.0".into(),
+            "basename" if !pos.is_empty() => basename(pos[0]).to_string(),
+            "dirname" if pos.len() == 1 => match pos[0].rfind('/') {
+                Some(0) => "/".into(),
+                Some(k) => pos[0][..k].to_string(),
+                None => ".".into(),
+            },
+            _ => return None,
+        })
     }
 
     fn redirects(
@@ -491,6 +926,7 @@ impl Walker<'_> {
                 RedirOp::HereDoc | RedirOp::HereDocStrip | RedirOp::HereString => None,
                 RedirOp::DupOut | RedirOp::DupIn => None,
                 _ if target.dynamic && !procsub => None,
+                _ if ctx.remote && !target.text.starts_with(['/', '~']) => None,
                 _ => normalize(&target.text, ctx.cwd.as_deref(), self.home),
             };
             match r.op {
@@ -533,6 +969,19 @@ impl Walker<'_> {
         }
         let (redirects, here) = self.redirects(s.redirs, ctx, &mut feeders, &mut fed);
         let first = argv.iter().position(|a| !a.assign).unwrap_or(argv.len());
+        let argv = self.expand_words(argv, first);
+        // assignments: tracked when alone, and run as a command when the
+        // variable's value is one (`GIT_SSH_COMMAND=… git fetch`)
+        for a in &argv[..first] {
+            let (name, value) = a.text.split_once('=').unwrap_or((&a.text, ""));
+            let name = name.trim_end_matches('+');
+            if EXEC_VARS.contains(&name) {
+                self.free_script(value, a.dynamic, ctx, format!("{name}="));
+            }
+            if first >= argv.len() {
+                ctx.set_var(name, (!a.dynamic).then(|| value.to_string()));
+            }
+        }
         if first >= argv.len() {
             if redirects.is_empty() || self.out.commands.len() >= MAX_COMMANDS {
                 return Io::default();
@@ -555,6 +1004,7 @@ impl Walker<'_> {
             return Io {
                 heads: Ids::single(idx),
                 tails: Ids::single(idx),
+                out: None,
             };
         }
         let stdin = here.or(piped);
@@ -570,7 +1020,88 @@ impl Walker<'_> {
         Io {
             heads: Ids::single(idx),
             tails: Ids::single(idx),
+            out: None,
         }
+    }
+
+    /// Word splitting of unquoted expansions, brace expansion, and globs over
+    /// the well-known top-level and home entries (words from `first` on).
+    fn expand_words(&mut self, argv: Vec<AW>, first: usize) -> Vec<AW> {
+        if !argv
+            .iter()
+            .any(|a| a.split || a.brace || a.text.contains(['*', '?', '[']))
+        {
+            return argv;
+        }
+        let mut out: Vec<AW> = Vec::with_capacity(argv.len());
+        for (k, a) in argv.into_iter().enumerate() {
+            if k < first || out.len() >= MAX_WORDS {
+                out.push(a);
+                continue;
+            }
+            let words: Vec<AW> = if a.split {
+                a.text
+                    .split([' ', '\t', '\n'])
+                    .filter(|w| !w.is_empty())
+                    .map(|w| AW::lit(w.to_string(), a.dynamic))
+                    .collect()
+            } else {
+                vec![a]
+            };
+            for w in words {
+                let braced = if w.brace && !w.dynamic {
+                    expand::braces(&w.text)
+                } else {
+                    None
+                };
+                let list = match braced {
+                    Some(v) => v
+                        .into_iter()
+                        .map(|t| {
+                            if t == "~" || t.starts_with("~/") {
+                                match self.home {
+                                    Some(h) => format!("{h}{}", &t[1..]),
+                                    None => t,
+                                }
+                            } else {
+                                t
+                            }
+                        })
+                        .collect(),
+                    None => vec![w.text.clone()],
+                };
+                for t in list {
+                    match (!w.dynamic)
+                        .then(|| expand::top_glob(&t, self.home))
+                        .flatten()
+                    {
+                        Some(g) => out.extend(g.into_iter().map(|g| AW::lit(g, false))),
+                        None => out.push(AW::lit(t, w.dynamic)),
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Walk `text` as a command line run outside any one command (a variable
+    /// whose value a program runs, an alias body).
+    fn free_script(&mut self, text: &str, dynamic: bool, ctx: &Ctx, label: String) {
+        if dynamic {
+            self.out.dynamic = true;
+        }
+        if text.trim().is_empty() || text.contains(SUB_MARKER) {
+            return;
+        }
+        if ctx.depth as usize + 1 > self.max_depth {
+            self.out.truncated = true;
+            self.out.dynamic = true;
+            return;
+        }
+        let mut c2 = ctx.clone();
+        c2.depth += 1;
+        c2.via.push(label);
+        self.script(text, &mut c2);
     }
 
     /// Strip wrappers starting at `argv[i]`; returns the real command index and
@@ -661,7 +1192,7 @@ impl Walker<'_> {
                     }
                 }
                 "nice" => Some(skip_opts(argv, a, b"n", &["adjustment"])),
-                "nohup" | "builtin" | "unbuffer" | "setsid" | "busybox" | "toybox"
+                "nohup" | "builtin" | "unbuffer" | "setsid" | "busybox" | "toybox" | "coproc"
                 | "caffeinate" | "catchsegv" => Some(skip_opts(argv, a, b"", &[])),
                 "exec" => Some(skip_opts(argv, a, b"a", &[])),
                 "command" => {
@@ -710,10 +1241,12 @@ impl Walker<'_> {
                     Some(j)
                 }
                 "flock" => {
-                    if has_opt(argv, a, b"c")
-                        || argv[a.min(argv.len())..]
-                            .iter()
-                            .any(|x| x.text.starts_with("--command"))
+                    // `flock [opts] FILE -c CMD`: -c may follow the lock file
+                    if argv[a.min(argv.len())..].iter().any(|x| {
+                        x.text.starts_with('-') && !x.text.starts_with("--") && x.text.contains('c')
+                    }) || argv[a.min(argv.len())..]
+                        .iter()
+                        .any(|x| x.text.starts_with("--command"))
                     {
                         None
                     } else {
@@ -802,11 +1335,26 @@ impl Walker<'_> {
             });
         }
         if xargs {
-            args.push(Arg {
-                text: "…".to_string(),
-                path: None,
-                dynamic: true,
-            });
+            // a literal piped into xargs gives known arguments
+            match stdin
+                .as_ref()
+                .filter(|s| !s.dynamic && !s.text.contains(SUB_MARKER))
+            {
+                Some(s) => {
+                    for w in s.text.split_whitespace().take(MAX_WORDS) {
+                        args.push(Arg {
+                            text: w.to_string(),
+                            path: arg_path(w, cwd.as_deref(), self.home),
+                            dynamic: false,
+                        });
+                    }
+                }
+                None => args.push(Arg {
+                    text: "…".to_string(),
+                    path: None,
+                    dynamic: true,
+                }),
+            }
         }
         if dynamic_program {
             self.out.dynamic = true;
@@ -827,6 +1375,17 @@ impl Walker<'_> {
     }
 
     fn special(&mut self, idx: usize, ctx: &mut Ctx, stdin: Option<Stdin>) {
+        self.write_channels(idx);
+        if self.out.commands[idx].dynamic_program {
+            return;
+        }
+        self.builtins(idx, ctx);
+        if self.call_defined(idx, ctx) {
+            return;
+        }
+        if let Some(lang) = Lang::of(&self.out.commands[idx].program) {
+            self.interpreter(idx, lang, ctx, stdin.as_ref());
+        }
         let act = {
             let c = &self.out.commands[idx];
             let args = &c.args[..];
@@ -1048,6 +1607,47 @@ impl Walker<'_> {
                     "find" => {
                         let mut v = Vec::new();
                         let mut k = 0;
+                        // `{}` is something under the start path
+                        let start = args
+                            .iter()
+                            .take_while(|a| !a.text.starts_with(['-', '(', '!']) || a.dynamic)
+                            .next();
+                        // unfiltered: everything under it, the start included (`x/*` is
+                        // read as `x`); filtered (`-name`, `-type` …): something below it
+                        let filtered = args.iter().any(|a| {
+                            a.text.starts_with('-')
+                                && !matches!(
+                                    a.text.as_str(),
+                                    "-exec"
+                                        | "-execdir"
+                                        | "-ok"
+                                        | "-okdir"
+                                        | "-depth"
+                                        | "-xdev"
+                                        | "-mount"
+                                        | "-L"
+                                        | "-P"
+                                        | "-H"
+                                        | "-maxdepth"
+                                        | "-mindepth"
+                                        | "-delete"
+                                        | "-print"
+                                        | "-print0"
+                                )
+                        });
+                        let tail = if filtered { "{}" } else { "*" };
+                        let (under, under_dyn) = match start {
+                            Some(a) => (
+                                format!("{}/{tail}", a.text.trim_end_matches('/')),
+                                a.dynamic,
+                            ),
+                            None => (format!("./{tail}"), false),
+                        };
+                        let under = if under.len() <= 3 {
+                            under
+                        } else {
+                            under.replace("//", "/")
+                        };
                         while k < args.len() {
                             if matches!(
                                 args[k].text.as_str(),
@@ -1059,11 +1659,15 @@ impl Walker<'_> {
                                     && !(args[k].text == ";" || args[k].text == "+")
                                 {
                                     let a = &args[k];
-                                    seg.push(AW {
-                                        text: a.text.clone(),
-                                        dynamic: a.dynamic || a.text.contains("{}"),
-                                        assign: false,
-                                    });
+                                    let brace = a.text.contains("{}");
+                                    seg.push(AW::lit(
+                                        if brace {
+                                            a.text.replace("{}", &under)
+                                        } else {
+                                            a.text.clone()
+                                        },
+                                        a.dynamic || (brace && under_dyn),
+                                    ));
                                     k += 1;
                                 }
                                 if !seg.is_empty() {
@@ -1083,11 +1687,7 @@ impl Walker<'_> {
                             Some(k) if k + 1 < args.len() => Act::Exec(
                                 vec![args[k + 1..]
                                     .iter()
-                                    .map(|a| AW {
-                                        text: a.text.clone(),
-                                        dynamic: a.dynamic,
-                                        assign: false,
-                                    })
+                                    .map(|a| AW::lit(a.text.clone(), a.dynamic))
                                     .collect()],
                                 "kubectl exec",
                             ),
@@ -1106,11 +1706,7 @@ impl Walker<'_> {
                             Act::Exec(
                                 vec![args[j..]
                                     .iter()
-                                    .map(|a| AW {
-                                        text: a.text.clone(),
-                                        dynamic: a.dynamic,
-                                        assign: false,
-                                    })
+                                    .map(|a| AW::lit(a.text.clone(), a.dynamic))
                                     .collect()],
                                 "docker exec",
                             )
@@ -1160,6 +1756,9 @@ impl Walker<'_> {
                     depth: ctx.depth + 1,
                     cwd: self.out.commands[idx].cwd.clone(),
                     via: self.out.commands[idx].via.clone(),
+                    vars: ctx.vars.clone(),
+                    pos: ctx.pos.clone(),
+                    remote: ctx.remote || label != "find -exec",
                 };
                 for seg in segs {
                     let remote = label != "find -exec";
@@ -1167,6 +1766,474 @@ impl Walker<'_> {
                         c2.cwd = None;
                     }
                     self.emit(seg, 0, Vec::new(), &mut c2, None, Some(label));
+                }
+            }
+        }
+    }
+
+    /// Files a program writes through its arguments (`tee F`, `cp A F`,
+    /// `dd of=F`, `sed -i … F`, `truncate F`, `ln -s T F`, `curl -o F`,
+    /// `find P -delete`, `mv A B` — both ends), recorded as
+    /// [`RedirOp::Channel`] redirections so `redirect to` rules see them.
+    fn write_channels(&mut self, idx: usize) {
+        let c = &self.out.commands[idx];
+        if c.dynamic_program {
+            return;
+        }
+        let pos: Vec<&Arg> = c.positionals().collect();
+        let mut t: Vec<&Arg> = Vec::new();
+        let opt_value = |names: &[&str]| -> Option<&Arg> {
+            let mut it = c.args.iter();
+            while let Some(a) = it.next() {
+                for n in names {
+                    if a.text == *n {
+                        return it.next();
+                    }
+                }
+            }
+            None
+        };
+        match c.program.as_str() {
+            "tee" => t.extend(pos.iter().copied()),
+            "cp" | "install" | "ln" | "rsync" | "scp" => {
+                if let Some(d) = opt_value(&["-t", "--target-directory"]) {
+                    t.push(d);
+                } else if c.program == "install" && c.has_short('d') {
+                    t.extend(pos.iter().copied());
+                } else if pos.len() >= 2 || (c.program == "ln" && !pos.is_empty()) {
+                    t.extend(pos.last().copied());
+                }
+            }
+            "mv" => t.extend(pos.iter().copied()),
+            "dd" => t.extend(c.args.iter().filter(|a| a.text.starts_with("of="))),
+            "truncate" | "shred" => {
+                let vals = ["-s", "--size", "-r", "--reference", "-n", "--iterations"];
+                let mut skip = false;
+                for a in &c.args {
+                    if skip {
+                        skip = false;
+                        continue;
+                    }
+                    if vals.contains(&a.text.as_str()) {
+                        skip = true;
+                    } else if !a.text.starts_with('-') || a.dynamic {
+                        t.push(a);
+                    }
+                }
+            }
+            "sed" | "perl" if c.has_short('i') || c.has_long("in-place") => {
+                let script_opt = c.args.iter().any(|a| {
+                    a.text == "-e" || a.text == "-f" || a.text.starts_with("--expression")
+                });
+                let mut skip_next = false;
+                let mut first_pos = true;
+                for a in &c.args {
+                    if skip_next {
+                        skip_next = false;
+                        continue;
+                    }
+                    let tx = a.text.as_str();
+                    if tx.starts_with('-') && tx.len() > 1 {
+                        if c.program == "perl" && (tx.ends_with('e') || tx.ends_with('E')) {
+                            skip_next = true;
+                        }
+                        if c.program == "sed" && (tx == "-e" || tx == "-f") {
+                            skip_next = true;
+                        }
+                        continue;
+                    }
+                    if c.program == "sed" && first_pos && !script_opt {
+                        first_pos = false;
+                        continue;
+                    }
+                    t.push(a);
+                }
+            }
+            "curl" => t.extend(opt_value(&["-o", "--output"])),
+            "wget" => t.extend(opt_value(&["-O", "--output-document"])),
+            "find" if c.has_flag(&["-delete"]) => t.extend(
+                c.args
+                    .iter()
+                    .take_while(|a| !a.text.starts_with(['-', '(', '!']) || a.dynamic),
+            ),
+            _ => {}
+        }
+        let home = self.home;
+        let cwd = c.cwd.clone();
+        let rs: Vec<Redirect> = t
+            .into_iter()
+            .map(|a| {
+                let text = a.text.strip_prefix("of=").unwrap_or(&a.text);
+                Redirect {
+                    fd: None,
+                    op: RedirOp::Channel,
+                    target: text.to_string(),
+                    path: if a.dynamic {
+                        None
+                    } else {
+                        a.path
+                            .clone()
+                            .or_else(|| normalize(text, cwd.as_deref(), home))
+                    },
+                    dynamic: a.dynamic,
+                }
+            })
+            .collect();
+        self.out.commands[idx].redirects.extend(rs);
+    }
+
+    /// Variables, positional parameters and aliases set by builtins.
+    fn builtins(&mut self, idx: usize, ctx: &mut Ctx) {
+        let c = &self.out.commands[idx];
+        match c.program.as_str() {
+            "export" | "declare" | "typeset" | "local" | "readonly" => {
+                let sets: Vec<(String, Option<String>)> = c
+                    .args
+                    .iter()
+                    .filter(|a| is_assign(&a.text))
+                    .map(|a| {
+                        let (n, v) = a.text.split_once('=').unwrap_or((&a.text, ""));
+                        (n.to_string(), (!a.dynamic).then(|| v.to_string()))
+                    })
+                    .collect();
+                for (n, v) in sets {
+                    if EXEC_VARS.contains(&n.as_str()) {
+                        let (text, dy) = (v.clone().unwrap_or_default(), v.is_none());
+                        self.free_script(&text, dy, ctx, format!("{n}="));
+                    }
+                    ctx.set_var(&n, v);
+                }
+            }
+            "unset" => {
+                let names: Vec<String> = c.positionals().map(|a| a.text.clone()).collect();
+                for n in names {
+                    ctx.set_var(&n, Some(String::new()));
+                }
+            }
+            "read" | "mapfile" | "readarray" | "getopts" => {
+                let names: Vec<String> = c.positionals().map(|a| a.text.clone()).collect();
+                for n in names {
+                    ctx.set_var(&n, None);
+                }
+            }
+            "set" if c.args.first().is_some_and(|a| a.text == "--") => {
+                let dy = c.has_dynamic_args();
+                let v: Vec<String> = c.args[1..].iter().map(|a| a.text.clone()).collect();
+                ctx.pos = (!dy).then_some(v);
+            }
+            "alias" => {
+                let defs: Vec<(String, String)> = c
+                    .args
+                    .iter()
+                    .filter(|a| !a.dynamic)
+                    .filter_map(|a| a.text.split_once('='))
+                    .map(|(n, v)| (n.to_string(), v.to_string()))
+                    .collect();
+                for d in defs {
+                    if self.aliases.len() < MAX_VARS {
+                        self.aliases.push(d);
+                    }
+                }
+            }
+            "git" => {
+                // configuration values git runs as commands
+                let mut vals: Vec<(String, bool)> = Vec::new();
+                let mut it = c.args.iter().peekable();
+                while let Some(a) = it.next() {
+                    let kv = if a.text == "-c" {
+                        it.next().map(|b| (b.text.clone(), b.dynamic))
+                    } else {
+                        None
+                    };
+                    if let Some((kv, dy)) = kv {
+                        if let Some((k, v)) = kv.split_once('=') {
+                            let k = k.to_ascii_lowercase();
+                            if k.starts_with("alias.") && v.trim_start().starts_with('!') {
+                                vals.push((v.trim_start()[1..].to_string(), dy));
+                            } else if matches!(
+                                k.as_str(),
+                                "core.sshcommand"
+                                    | "core.fsmonitor"
+                                    | "core.pager"
+                                    | "core.editor"
+                                    | "core.askpass"
+                                    | "sequence.editor"
+                                    | "diff.external"
+                                    | "core.gitproxy"
+                            ) || k.starts_with("credential.")
+                                && v.trim_start().starts_with('!')
+                            {
+                                vals.push((v.trim_start_matches('!').to_string(), dy));
+                            }
+                        }
+                    }
+                }
+                if c.subcommand() == Some("config") {
+                    let p: Vec<&Arg> = c.positionals().collect();
+                    if p.len() == 3 {
+                        let k = p[1].text.to_ascii_lowercase();
+                        if matches!(
+                            k.as_str(),
+                            "core.sshcommand" | "core.fsmonitor" | "core.pager" | "core.editor"
+                        ) || (k.starts_with("alias.") && p[2].text.starts_with('!'))
+                        {
+                            vals.push((
+                                p[2].text.trim_start_matches('!').to_string(),
+                                p[2].dynamic,
+                            ));
+                        }
+                    }
+                }
+                for (v, dy) in vals {
+                    if dy {
+                        self.out.commands[idx].nested_dynamic = true;
+                    }
+                    self.free_script(&v, dy, ctx, "git -c".into());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A call of a function or alias defined earlier on the line: its body
+    /// is walked with the arguments bound (`f(){ rm -rf "$1"; }; f ~`).
+    fn call_defined(&mut self, idx: usize, ctx: &Ctx) -> bool {
+        let c = &self.out.commands[idx];
+        let name = c.program.clone();
+        if self.active.contains(&name) {
+            return false;
+        }
+        if let Some(k) = self.funcs.iter().rposition(|f| f.0 == name) {
+            self.funcs[k].2 = true;
+            let src = self.funcs[k].1.clone();
+            let dy = c.has_dynamic_args();
+            let args: Vec<String> = c.args.iter().map(|a| a.text.clone()).collect();
+            if ctx.depth as usize + 1 > self.max_depth {
+                self.out.truncated = true;
+                self.out.dynamic = true;
+                return true;
+            }
+            let mut c2 = ctx.clone();
+            c2.depth += 1;
+            c2.pos = (!dy).then_some(args);
+            c2.via = c.via.clone();
+            c2.via.push(format!("function {name}"));
+            self.active.push(name);
+            let io = self.script(&src, &mut c2);
+            self.active.pop();
+            for h in io.heads.iter() {
+                self.edge(idx, h);
+            }
+            return true;
+        }
+        if let Some(k) = self.aliases.iter().rposition(|a| a.0 == name) {
+            let mut text = self.aliases[k].1.clone();
+            let dy = c.has_dynamic_args();
+            for a in &c.args {
+                text.push_str(" '");
+                text.push_str(&a.text.replace('\'', "'\\''"));
+                text.push('\'');
+            }
+            self.active.push(name.clone());
+            self.free_script(&text, dy, ctx, format!("alias {name}"));
+            self.active.pop();
+            return true;
+        }
+        false
+    }
+
+    /// The program an interpreter is given inline (`python -c`, `perl -e`,
+    /// `ruby -e`, `node -e`, `php -r`) or on stdin (heredoc, here-string, a
+    /// literal piped in), turned into the commands it would run.
+    fn interpreter(&mut self, idx: usize, lang: Lang, ctx: &Ctx, stdin: Option<&Stdin>) {
+        let c = &self.out.commands[idx];
+        let flags: &[&str] = match lang {
+            Lang::Python => &["-c"],
+            Lang::Perl => &["-e", "-E"],
+            Lang::Ruby => &["-e"],
+            Lang::Node => &["-e", "--eval", "-p", "--print", "-pe"],
+            Lang::Php => &["-r"],
+        };
+        let mut body: Option<(String, bool)> = None;
+        let mut script = false;
+        let mut k = 0;
+        while k < c.args.len() {
+            let a = &c.args[k];
+            let t = a.text.as_str();
+            if a.dynamic && !t.starts_with('-') {
+                script = true;
+                break;
+            }
+            let is_code_flag = flags.contains(&t)
+                || (matches!(lang, Lang::Perl | Lang::Python)
+                    && t.len() > 2
+                    && t.starts_with('-')
+                    && !t.starts_with("--")
+                    && flags.iter().any(|f| t.ends_with(&f[1..])));
+            if is_code_flag {
+                if let Some(b) = c.args.get(k + 1) {
+                    match &mut body {
+                        Some((s, d)) => {
+                            s.push('\n');
+                            s.push_str(&b.text);
+                            *d |= b.dynamic;
+                        }
+                        None => body = Some((b.text.clone(), b.dynamic)),
+                    }
+                }
+                k += 2;
+                continue;
+            }
+            if lang == Lang::Python && t == "-m" {
+                script = true;
+                break;
+            }
+            if t == "-" {
+                break;
+            }
+            if !t.starts_with('-') {
+                script = true;
+                break;
+            }
+            k += 1;
+        }
+        let body = match body {
+            Some(b) => b,
+            None if !script => match stdin {
+                Some(s) => (s.text.clone(), s.dynamic),
+                None => return,
+            },
+            None => return,
+        };
+        let (code, dynamic) = body;
+        let label = format!(
+            "{} {}",
+            c.program,
+            if lang == Lang::Php { "-r" } else { "-c" }
+        );
+        if dynamic {
+            self.out.commands[idx].nested_dynamic = true;
+            self.out.dynamic = true;
+        }
+        if code.contains(SUB_MARKER) {
+            return;
+        }
+        let found = interp::scan(lang, &code);
+        if found.is_empty() {
+            return;
+        }
+        if ctx.depth as usize + 1 > self.max_depth {
+            self.out.truncated = true;
+            self.out.dynamic = true;
+            return;
+        }
+        let mut c2 = Ctx {
+            depth: ctx.depth + 1,
+            cwd: self.out.commands[idx].cwd.clone(),
+            via: self.out.commands[idx].via.clone(),
+            vars: Vec::new(),
+            pos: None,
+            remote: ctx.remote,
+        };
+        let mut fetchers: Vec<usize> = Vec::new();
+        for f in found {
+            match f {
+                Found::Shell { text, dynamic } => {
+                    if dynamic {
+                        self.out.commands[idx].nested_dynamic = true;
+                        self.out.dynamic = true;
+                    } else {
+                        self.nested(idx, &text, ctx, label.clone(), false);
+                    }
+                }
+                Found::Argv(v) => {
+                    if v.first().is_none_or(|p| p.is_none()) {
+                        self.out.commands[idx].nested_dynamic = true;
+                        self.out.dynamic = true;
+                        continue;
+                    }
+                    let seg: Vec<AW> = v
+                        .into_iter()
+                        .map(|w| match w {
+                            Some(t) => AW::lit(t, false),
+                            None => AW::lit("…".into(), true),
+                        })
+                        .collect();
+                    if let Some(n) = self.emit(seg, 0, Vec::new(), &mut c2, None, Some(&label)) {
+                        self.edge(idx, n);
+                    }
+                }
+                Found::Delete { path, recursive } => {
+                    let mut seg = vec![AW::lit("rm".into(), false)];
+                    if recursive {
+                        seg.push(AW::lit("-rf".into(), false));
+                    }
+                    seg.push(match path {
+                        Some(p) => AW::lit(p, false),
+                        None => AW::lit("…".into(), true),
+                    });
+                    self.emit(seg, 0, Vec::new(), &mut c2, None, Some(&label));
+                }
+                Found::Write(p) => {
+                    if self.out.commands.len() >= MAX_COMMANDS {
+                        self.out.truncated = true;
+                        continue;
+                    }
+                    let path = normalize(&p, c2.cwd.as_deref(), self.home);
+                    let mut via = c2.via.clone();
+                    via.push(label.clone());
+                    self.out.commands.push(SimpleCommand {
+                        program: String::new(),
+                        args: Vec::new(),
+                        redirects: vec![Redirect {
+                            fd: None,
+                            op: RedirOp::Channel,
+                            target: p,
+                            path,
+                            dynamic: false,
+                        }],
+                        dynamic_program: false,
+                        nested_dynamic: false,
+                        depth: c2.depth,
+                        cwd: c2.cwd.clone(),
+                        via,
+                    });
+                }
+                Found::Fetch(u) => {
+                    let seg = vec![AW::lit("curl".into(), false), AW::lit(u, false)];
+                    if let Some(n) = self.emit(seg, 0, Vec::new(), &mut c2, None, Some(&label)) {
+                        fetchers.push(n);
+                    }
+                }
+                Found::RunFetched => {
+                    let seg = vec![
+                        AW::lit(
+                            if lang == Lang::Python {
+                                "python3"
+                            } else {
+                                "sh"
+                            }
+                            .into(),
+                            false,
+                        ),
+                        AW::lit("-".into(), false),
+                    ];
+                    if let Some(n) = self.emit(seg, 0, Vec::new(), &mut c2, None, Some(&label)) {
+                        for &f in &fetchers {
+                            self.edge(f, n);
+                        }
+                    }
+                }
+                Found::ReverseShell(host) => {
+                    let mut seg = vec![
+                        AW::lit("nc".into(), false),
+                        AW::lit("-e".into(), false),
+                        AW::lit("/bin/sh".into(), false),
+                    ];
+                    if !host.is_empty() {
+                        seg.push(AW::lit(host, false));
+                    }
+                    self.emit(seg, 0, Vec::new(), &mut c2, None, Some(&label));
                 }
             }
         }
@@ -1190,6 +2257,9 @@ impl Walker<'_> {
             depth: ctx.depth + 1,
             cwd,
             via,
+            vars: ctx.vars.clone(),
+            pos: None,
+            remote: ctx.remote || remote,
         };
         let io = self.script(text, &mut c2);
         for hd in io.heads.iter() {

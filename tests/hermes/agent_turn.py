@@ -13,6 +13,10 @@ Reusable harness (stdlib + PyYAML, which every Hermes venv has; no pytest needed
         turn.check()                                    # raises unless rc 0 and the model was reached
         model.tool_results()                            # what the model saw (see model_server.py)
 
+In pytest (tests/hermes/conftest.py): ``scripted_model(script)`` starts a ScriptedModel stopped at
+teardown; ``agent_home(name, model, warden_bin=None, *install_args, **env)`` makes a configured
+AgentHome under tmp_path (and installs warden when ``warden_bin`` is given).
+
 AgentHome(root, *, hermes_bin=None, env=None)
     root/hermes-home, root/home, root/work are created. ``hermes_bin`` defaults to the
     `hermes` beside the running interpreter (the venv the tests run in). ``env`` adds or

@@ -236,3 +236,44 @@ def parse_hook_stdout(proc) -> dict:
         pytest.fail(f"hook stdout is not exactly one JSON value ({exc}): {proc.stdout[:500]!r}")
     assert isinstance(obj, dict), f"hook stdout is JSON but not an object: {obj!r}"
     return obj
+
+
+# ---------------------------------------------------------------------------
+# Whole agent turns (model_server.py, agent_turn.py): reusable fixtures
+# ---------------------------------------------------------------------------
+
+@pytest.fixture
+def scripted_model():
+    """``scripted_model(script) -> ScriptedModel``, started; every one is stopped at teardown."""
+    from model_server import ScriptedModel
+
+    servers: list = []
+
+    def start(script: list):
+        server = ScriptedModel(script).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for s in servers:
+        s.stop()
+
+
+@pytest.fixture
+def agent_home(tmp_path: Path):
+    """``agent_home(name, model, warden_bin=None, *install_args, hermes_bin=None, **env) -> AgentHome``:
+    a fresh home under tmp_path/name configured for ``model`` (a started ScriptedModel); with
+    ``warden_bin``, warden is installed by the real `warden install hermes --accept install_args…`.
+    ``env`` adds environment variables (e.g. WARDEN_CACHE_DIR) before install."""
+    from agent_turn import AgentHome
+
+    def make(name: str, model, warden_bin: str | None = None, *install_args: str,
+             hermes_bin: str | None = None, **env):
+        agent = AgentHome(tmp_path / name, hermes_bin=hermes_bin, env={k: str(v) for k, v in env.items()})
+        agent.configure(model)
+        if warden_bin:
+            agent.install_warden(warden_bin, *install_args)
+        return agent
+
+    return make
+

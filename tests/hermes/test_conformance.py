@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DRIVER_TIMEOUT, HOOK_TIMEOUT, HOSTS, Host, fixture, hook_command, parse_hook_stdout, run_hook
+from conftest import DRIVER_TIMEOUT, HOOK_TIMEOUT, fixture, hook_command, parse_hook_stdout, run_hook
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -268,6 +268,23 @@ def test_approve_with_no_human_is_denied_on_newer_host(hermes, sandbox, warden_b
         assert "no interactive user or gateway" in err, err
     else:
         assert "git push --force" in err and "approv" in err.lower(), err
+
+
+def test_approve_under_yolo(hermes, sandbox, warden_bin, host):
+    """HERMES_YOLO_MODE=1 (`hermes --yolo`; `approvals.mode: off` is the same branch): the newer
+    host's approval gate (`_run_approval_gate`) approves without asking anyone, so warden's
+    approve-class rules do NOT hold there -- the tool runs. On 0.19.0 warden's answer is a block,
+    which yolo does not touch. Asserted so the gap is written down and a change on either side shows."""
+    sandbox["env"]["HERMES_YOLO_MODE"] = "1"
+    m = marker(sandbox)
+    res = hermes.run(pre_tool_hooks(hook_command(warden_bin, "--host", host.flag, "--policy", POLICY)), [
+        {"op": "call", "tool": "terminal", "args": {"command": cmd_approve(m)}},
+    ])
+    if host.approve:
+        assert_ran(res["steps"][0], m)
+    else:
+        err = assert_blocked(res["steps"][0], m)
+        assert "git push --force" in err, err
 
 
 MODIFIED = "terraform plan -auto-approve"
@@ -632,6 +649,8 @@ def test_install_command_config_is_honoured_by_real_loader(hermes, sandbox, ward
     assert sorted(by_event) == ["pre_llm_call", "pre_tool_call"], res["log"]
     reg = by_event["pre_tool_call"]
     assert reg["command"] in [a["command"] for a in approvals if a["event"] == "pre_tool_call"]
+    llm = by_event["pre_llm_call"]
+    assert llm["matcher"] is None and llm["command"] == reg["command"], llm
     assert reg["matcher"] == "terminal|write_file|patch|read_file|execute_code" and reg["timeout"] == 5
     assert not [l for l in res["log"] if "not allowlisted" in l], res["log"]
     blocked, allowed = res["results"]

