@@ -39,6 +39,7 @@ pub mod paths;
 pub mod policy;
 pub mod redact;
 pub mod runtime;
+pub mod serve;
 pub mod shell;
 pub mod syntax;
 pub mod testing;

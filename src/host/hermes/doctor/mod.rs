@@ -5,9 +5,11 @@
 //! Split by concern: the setup checks here (config, entries, matcher and
 //! timeout, binary, policy, consent), `probe.rs` (a live run of the hook
 //! command), `facts.rs` (the installed version, `--host` against it, events
-//! and packs).
+//! and packs), `plugin.rs` (the Python plugin path: installed and enabled,
+//! a live `warden serve` probe, its status file, which path is live).
 
 mod facts;
+mod plugin;
 mod probe;
 
 pub use facts::directives;
@@ -209,6 +211,12 @@ fn check_config(home: &Path, r: &mut Report) {
     );
 
     let entries = warden_entries(&cfg, EVENT);
+    let llm = warden_entries(&cfg, "pre_llm_call").into_iter().next();
+    let hook_installed = !entries.is_empty() || llm.is_some();
+    // a plugin-installed setup needs no shell hook
+    if plugin::check(home, &cfg, hook_installed, r) && entries.is_empty() {
+        return;
+    }
     let Some((idx, command)) = entries.first().cloned() else {
         let c = r.add(
             "hook_entry",
@@ -233,7 +241,6 @@ fn check_config(home: &Path, r: &mut Report) {
             ),
         );
     }
-    let llm = warden_entries(&cfg, "pre_llm_call").into_iter().next();
     match &llm {
         Some((i, c)) => {
             r.add(

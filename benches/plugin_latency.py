@@ -1,0 +1,105 @@
+"""Latency of the warden Hermes plugin, measured inside a real Hermes process.
+
+    WARDEN_BIN=target/release/warden ~/.cache/warden/hermes-venv-0.19.0/bin/python benches/plugin_latency.py [N]
+
+Installs the plugin with `warden install hermes --plugin` into a temporary HERMES_HOME,
+lets Hermes's own plugin manager load it, and times (perf_counter_ns, N iterations each,
+after a warm-up):
+
+  decision   a pre_tool_call decision: callback -> warden serve -> answer, through
+             Hermes's own `invoke_hook("pre_tool_call", ...)`; every call has new
+             arguments, so the plugin's per-call memo never answers
+  direct     the same decision through the plugin's client alone (no Hermes dispatch)
+  redact4k   redaction of a 4 KiB tool result (a build log with two secrets) through the
+             plugin's result path (the tool_execution middleware's redaction step)
+  clean4k    the same for a 4 KiB result with nothing to redact
+
+Prints one JSON object with median / p90 / p99 in microseconds per measurement.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+N = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+WARDEN = os.environ.get("WARDEN_BIN", os.path.join(os.path.dirname(__file__), "..", "target", "release", "warden"))
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(len(xs) * p))]
+
+
+def summary(ns):
+    us = [x / 1000 for x in ns]
+    return {"median_us": round(statistics.median(us), 1), "p90_us": round(pct(us, 0.9), 1),
+            "p99_us": round(pct(us, 0.99), 1), "n": len(us)}
+
+
+def main():
+    home = tempfile.mkdtemp(prefix="warden-bench-")
+    os.environ["HERMES_HOME"] = home
+    r = subprocess.run([WARDEN, "install", "hermes", "--plugin", "--hermes-home", home],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("install failed: " + r.stdout + r.stderr)
+    from hermes_cli import plugins
+
+    plugins.discover_plugins()
+    mod = sys.modules["hermes_plugins.warden"]
+    w = mod._STATE["warden"]
+    cause = w.ready()
+    if cause:
+        sys.exit("warden not ready: " + cause)
+
+    def decision(i):
+        res = plugins.invoke_hook("pre_tool_call", tool_name="terminal",
+                                  args={"command": "ls -la /srv/build/%d" % i}, task_id="b", session_id="b",
+                                  tool_call_id="c%d" % i)
+        assert not res, res
+
+    def direct(i):
+        d = w.client.request({"op": "decide", "payload": {
+            "hook_event_name": "pre_tool_call", "tool_name": "terminal",
+            "tool_input": {"command": "git status --short %d" % i}}})
+        assert d["decision"]["action"] == "allow", d
+
+    line = "2026-12-03T05:00:00Z builder[4242]: step %04d compiled module core::engine in 12.5ms ok\n"
+    body = "".join(line % i for i in range(60))
+    dirty = ("export AWS_SECRET_ACCESS_KEY=q7Rb4XvT0pLm2Ns9Kd8Yc1Hf6Wj3Ez5Ga0Ui4OoP\n" + body +
+             "notify ops: dana.whitfield@northwind-mail.example.com\n")[:4096]
+    clean = body[:4096]
+    dirty_json = json.dumps({"output": dirty, "exit_code": 0, "error": None})[:4096]
+    assert "q7Rb4" not in mod._redact_result(w, dirty)
+
+    def redact(text):
+        def f(i):
+            out = mod._redact_result(w, text)
+            assert out is not None
+        return f
+
+    results = {"hermes": mod.hermes_version(), "warden": WARDEN, "python": sys.version.split()[0],
+               "result_bytes": len(dirty.encode()), "cpus": os.cpu_count(),
+               "loadavg_1m": os.getloadavg()[0]}
+    for name, fn in (("decision", decision), ("direct", direct), ("redact4k", redact(dirty)),
+                     ("redact4k_json", redact(dirty_json)), ("clean4k", redact(clean))):
+        for i in range(200):
+            fn(10_000_000 + i)
+        ns = []
+        for i in range(N):
+            t0 = time.perf_counter_ns()
+            fn(i)
+            ns.append(time.perf_counter_ns() - t0)
+        results[name] = summary(ns)
+    w.client.close()
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

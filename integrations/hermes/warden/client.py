@@ -1,0 +1,217 @@
+"""The `warden serve` co-process client: one process per Hermes process,
+started lazily, restarted once if it dies or hangs, JSON lines with request
+ids and a deadline per request. Pure standard library.
+
+Every failure comes back as a `WardenUnavailable` carrying the cause; the
+plugin turns it into a refusal (it never lets a call through on an error).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import threading
+import time
+
+PROTOCOL = 1
+
+
+class WardenUnavailable(Exception):
+    """warden could not answer; `str(exc)` names the cause for the user."""
+
+
+class Client:
+    """A `warden serve` co-process and the line protocol to it."""
+
+    def __init__(self, argv, timeout_s=2.0, stderr_path=None, hello_fields=None, max_restarts=1,
+                 start_timeout_s=30.0):
+        self.argv = list(argv)
+        self.timeout_s = float(timeout_s)
+        self.start_timeout_s = float(start_timeout_s)
+        self.stderr_path = stderr_path
+        self.hello_fields = dict(hello_fields or {})
+        self.max_restarts = max_restarts
+        self.lock = threading.Lock()
+        self.proc = None
+        self.starts = 0
+        self.dead = None  # cause, once the co-process is given up on
+        self.hello = None
+        self.status = "ok"
+        self._id = 0
+        self._buf = b""
+        self.on_status_change = None
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def _spawn(self):
+        err = subprocess.DEVNULL
+        if self.stderr_path:
+            try:
+                os.makedirs(os.path.dirname(self.stderr_path), exist_ok=True)
+                err = open(self.stderr_path, "ab", buffering=0)
+            except OSError:
+                err = subprocess.DEVNULL
+        self.starts += 1
+        try:
+            self.proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                bufsize=0,
+                close_fds=True,
+            )
+        finally:
+            if err is not subprocess.DEVNULL:
+                err.close()
+        self._buf = b""
+        fields = {"op": "hello", "host": "hermes"}
+        fields.update(self.hello_fields)
+        # the first answer waits for the whole policy to compile
+        self.hello = self._roundtrip(fields, self.start_timeout_s)
+        if self.hello.get("protocol") != PROTOCOL:
+            raise WardenUnavailable(
+                "warden serve speaks protocol %r, this plugin %d" % (self.hello.get("protocol"), PROTOCOL)
+            )
+
+    def _kill(self):
+        p, self.proc = self.proc, None
+        self._buf = b""
+        if p is None:
+            return
+        try:
+            p.kill()
+        except OSError:
+            pass
+        try:
+            p.wait(timeout=1)
+        except Exception:
+            pass
+
+    def ensure(self):
+        """Start the co-process (and say hello) if it is not running. Lock held."""
+        if self.dead:
+            raise WardenUnavailable(self.dead)
+        if self.proc is not None and self.proc.poll() is None and self.hello is not None:
+            return
+        cause = None
+        if self.proc is not None and self.proc.poll() is not None:
+            cause = "warden serve exited (status %s)" % self.proc.poll()
+        while self.starts <= self.max_restarts:
+            self._kill()
+            try:
+                self._spawn()
+                return
+            except (OSError, WardenUnavailable, ValueError) as e:
+                cause = "warden serve could not start (%s)" % e
+        self._kill()
+        self.dead = "%s; it was already restarted once, so warden refuses everything until Hermes restarts" % (
+            cause or "warden serve died")
+        raise WardenUnavailable(self.dead)
+
+    def close(self):
+        with self.lock:
+            p, self.proc = self.proc, None
+            if p is not None:
+                try:
+                    p.stdin.close()
+                    p.wait(timeout=2)
+                except Exception:
+                    try:
+                        p.kill()
+                    except OSError:
+                        pass
+
+    # -- requests ----------------------------------------------------------
+
+    def request(self, fields):
+        """Send one request and return the response object (`ok` true), or raise
+        `WardenUnavailable`. A dead or hung co-process is restarted once."""
+        with self.lock:
+            for attempt in (0, 1):
+                self.ensure()
+                try:
+                    r = self._roundtrip(fields)
+                except _Refused:
+                    raise
+                except WardenUnavailable as e:
+                    self._kill()
+                    self.hello = None
+                    if self.starts > self.max_restarts or attempt == 1:
+                        self.dead = "%s (after %d restart(s))" % (e, self.starts - 1)
+                        raise WardenUnavailable(self.dead)
+                    continue
+                return r
+            raise WardenUnavailable("unreachable")
+
+    def _roundtrip(self, fields, timeout_s=None):
+        p = self.proc
+        if p is None:
+            raise WardenUnavailable("warden serve is not running")
+        self._id += 1
+        rid = self._id
+        fields = dict(fields)
+        fields["id"] = rid
+        fields["v"] = PROTOCOL
+        try:
+            line = json.dumps(fields, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        except UnicodeEncodeError:
+            # a lone surrogate ("\udcff") cannot go to warden as UTF-8: never allow what
+            # could not be checked
+            raise _Refused("the call holds text that is not valid Unicode (a lone surrogate), so warden cannot check it")
+        except (TypeError, ValueError) as e:
+            raise _Refused("the call holds a value warden cannot read (%s)" % e)
+        try:
+            os.write(p.stdin.fileno(), line)
+        except OSError as e:
+            raise WardenUnavailable("warden serve is gone (%s; exit status %s)" % (e, p.poll()))
+        raw = self._read_line(p, self.timeout_s if timeout_s is None else timeout_s)
+        try:
+            r = json.loads(raw)
+        except ValueError:
+            raise WardenUnavailable("warden serve answered something that is not JSON")
+        if not isinstance(r, dict) or r.get("id") != rid:
+            raise WardenUnavailable("warden serve answered out of turn (id %r, expected %r)" % (
+                r.get("id") if isinstance(r, dict) else None, rid))
+        status = r.get("status")
+        if isinstance(status, str) and status != self.status:
+            self.status = status
+            cb = self.on_status_change
+            if cb is not None:
+                try:
+                    cb(status)
+                except Exception:
+                    pass
+        if r.get("ok") is not True:
+            raise _Refused(str(r.get("error") or "warden serve refused the request"))
+        return r
+
+    def _read_line(self, p, timeout_s):
+        fd = p.stdout.fileno()
+        deadline = time.monotonic() + timeout_s
+        while True:
+            i = self._buf.find(b"\n")
+            if i >= 0:
+                line, self._buf = self._buf[:i], self._buf[i + 1:]
+                return line
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise WardenUnavailable("warden serve did not answer within %.1f s (hung)" % timeout_s)
+            r, _, _ = select.select([fd], [], [], left)
+            if not r:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                code = p.poll()
+                raise WardenUnavailable("warden serve exited (status %s)" % code)
+            self._buf += chunk
+
+
+class _Refused(WardenUnavailable):
+    """warden answered but refused this one request (malformed, too large, deadline):
+    the call is refused; the co-process itself is healthy."""
+
+
+Refused = _Refused

@@ -1,0 +1,524 @@
+//! The `warden serve` protocol: JSON lines over a byte stream, one request
+//! in, one response out, for host plugins that keep warden running beside
+//! them (the Hermes Python plugin in `integrations/hermes/`).
+//!
+//! Version 1. Every request is one JSON object on one line:
+//!
+//! ```text
+//! {"id": 7, "op": "hello", "host": "hermes", "host_version": "0.19.0"}
+//! {"id": 8, "op": "decide", "payload": {"hook_event_name": "pre_tool_call", "tool_name": "terminal", "tool_input": {...}}}
+//! {"id": 9, "op": "redact", "event": "transform_tool_result", "texts": ["...", "..."]}
+//! {"id": 10, "op": "status"}
+//! ```
+//!
+//! and every response echoes the id, says `ok`, and carries the policy
+//! `status` (`"ok"`, or why the last edit of the policy was refused and the
+//! last good one is still in force):
+//!
+//! ```text
+//! {"id": 8, "ok": true, "status": "ok", "decision": {"action": "block", "rule": "...", "message": "..."}}
+//! {"id": null, "ok": false, "status": "ok", "error": "malformed request: ..."}
+//! ```
+//!
+//! A client must treat `ok: false`, a missing line, or an id it did not send
+//! as a refusal (fail closed). The [`Engine`] holds the whole compiled policy
+//! for every event; [`Engine::reload`] swaps in a new one atomically, or keeps
+//! the last good one when the new text is invalid.
+
+use crate::compile::{CompileOptions, MatcherSet};
+use crate::eval::{Decision, Verdict};
+use crate::event::{Event, Hook};
+use crate::host::HostSpec;
+use crate::policy;
+use crate::runtime::{self, Payload, PolicyRef};
+use serde_json::{json, Map, Value};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock};
+
+/// The protocol version spoken by this build.
+pub const PROTOCOL: u64 = 1;
+
+/// Largest accepted request line, bytes (a tool result to redact included).
+pub const DEFAULT_MAX_REQUEST: usize = 16 << 20;
+
+/// One compiled policy generation.
+pub struct Loaded {
+    /// The whole policy, every event compiled (what [`runtime::decide`] evaluates).
+    pub policy: runtime::Loaded,
+    /// Digest of the sources (hex), as the audit log records it.
+    pub hash: String,
+    /// What it was loaded from, for `hello` and logs.
+    pub origin: String,
+}
+
+impl Loaded {
+    /// The compiled set.
+    pub fn set(&self) -> &MatcherSet {
+        self.policy.set()
+    }
+}
+
+/// Why the policy could not be (re)loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The policy does not load.
+    #[error(transparent)]
+    Load(#[from] crate::LoadError),
+}
+
+/// Where the policy comes from and how it is compiled.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The policy sources.
+    pub source: policy::Source,
+    /// Compile options (home directory).
+    pub compile: CompileOptions,
+    /// Append one audit line per decision here.
+    pub audit: Option<PathBuf>,
+}
+
+/// The host the plugin runs in, from its `hello` (unknown until then).
+fn host_spec(version: Option<&str>) -> HostSpec {
+    version
+        .filter(|v| !v.is_empty())
+        .and_then(|v| HostSpec::parse(&format!("hermes@{v}")).ok())
+        .unwrap_or_else(HostSpec::hermes_unknown)
+}
+
+/// The serving state: the current policy generation, swapped atomically.
+pub struct Engine {
+    config: Config,
+    current: RwLock<Arc<Loaded>>,
+    /// Set while the last reload failed: the reason, shown in every response.
+    stale: RwLock<Option<String>>,
+    /// The host named in `hello`.
+    host: RwLock<HostSpec>,
+    /// The audit log, opened once.
+    audit: Mutex<Option<std::fs::File>>,
+}
+
+/// Load and compile the whole policy named by `config` (every event, eagerly).
+pub fn load(config: &Config) -> Result<Loaded, ServeError> {
+    let origin = match &config.source {
+        policy::Source::Builtin => "the shipped packs".to_string(),
+        policy::Source::Paths(p) => p
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    let opts = CompileOptions {
+        lazy: false,
+        ..config.compile.clone()
+    };
+    let policy = runtime::Loaded::load(&config.source, &opts)?;
+    // A regex the engine refuses (size limits) could only never match: an error.
+    if let Some((id, origin, message)) = policy.set().regex_failures().into_iter().next() {
+        return Err(ServeError::Load(crate::LoadError::Compile(
+            crate::compile::CompileError {
+                location: format!("{} (rule {id})", origin.location()),
+                message,
+            },
+        )));
+    }
+    warm(policy.set());
+    Ok(Loaded {
+        hash: format!("{:016x}", policy.hash()),
+        policy,
+        origin,
+    })
+}
+
+/// Build every redaction rule's regex now (the engine builds a rule's regex when a
+/// keyword first admits it): a text holding every keyword admits every rule, so no
+/// request pays for a regex build.
+fn warm(set: &MatcherSet) {
+    let mut all = String::new();
+    for hook in Hook::TRANSFORMS {
+        if let Ok(Some(r)) = set.redactor(hook) {
+            let mut text = String::new();
+            for i in 0..r.len() {
+                for k in r.keywords_of(i) {
+                    text.push_str(&k);
+                    text.push_str(" =x ");
+                }
+            }
+            let _ = r.redact_text(&text);
+            all.push_str(&text);
+        }
+    }
+    // `detects` conditions (the inbound pack) build their detectors on first use too
+    let _ = set.evaluate(&Event::llm_call(&all));
+}
+
+impl Engine {
+    /// Load the policy; an error here means serving cannot start.
+    pub fn new(config: Config) -> Result<Engine, ServeError> {
+        let loaded = load(&config)?;
+        Ok(Engine {
+            config,
+            current: RwLock::new(Arc::new(loaded)),
+            stale: RwLock::new(None),
+            host: RwLock::new(HostSpec::hermes_unknown()),
+            audit: Mutex::new(None),
+        })
+    }
+
+    /// The policy generation in force.
+    pub fn current(&self) -> Arc<Loaded> {
+        match self.current.read() {
+            Ok(g) => Arc::clone(&g),
+            Err(p) => Arc::clone(&p.into_inner()),
+        }
+    }
+
+    /// Why the last reload was refused (`None`: the newest policy is in force).
+    pub fn stale(&self) -> Option<String> {
+        match self.stale.read() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    /// The status string every response carries.
+    pub fn status(&self) -> String {
+        match self.stale() {
+            None => "ok".into(),
+            Some(e) => format!(
+                "stale: the policy edit was refused ({e}); still enforcing the last good policy {}",
+                self.current().hash
+            ),
+        }
+    }
+
+    /// Reload the policy from its sources. On success the new generation replaces the old
+    /// one in one pointer swap (requests in flight finish on the generation they started
+    /// with); on failure the last good one stays and the error is returned and remembered.
+    pub fn reload(&self) -> Result<Arc<Loaded>, String> {
+        match load(&self.config) {
+            Ok(l) => {
+                let l = Arc::new(l);
+                match self.current.write() {
+                    Ok(mut g) => *g = Arc::clone(&l),
+                    Err(p) => *p.into_inner() = Arc::clone(&l),
+                }
+                self.set_stale(None);
+                Ok(l)
+            }
+            Err(e) => {
+                let msg = e.to_string();
+                self.set_stale(Some(msg.clone()));
+                Err(msg)
+            }
+        }
+    }
+
+    fn set_stale(&self, v: Option<String>) {
+        match self.stale.write() {
+            Ok(mut g) => *g = v,
+            Err(p) => *p.into_inner() = v,
+        }
+    }
+
+    /// The policy files to watch for changes (empty for the shipped packs).
+    pub fn watched(&self) -> Vec<PathBuf> {
+        match &self.config.source {
+            policy::Source::Builtin => Vec::new(),
+            policy::Source::Paths(p) => p.clone(),
+        }
+    }
+
+    /// Answer one request line. Never panics on input; every error is a response.
+    pub fn handle(&self, line: &[u8]) -> Value {
+        let (id, result) = match parse_request(line) {
+            Ok((id, req)) => {
+                let r = self.dispatch(&req);
+                (id, r)
+            }
+            Err((id, e)) => (id, Err(e)),
+        };
+        let mut out = Map::new();
+        out.insert("id".into(), id);
+        match result {
+            Ok(Value::Object(m)) => {
+                out.insert("ok".into(), Value::Bool(true));
+                out.extend(m);
+            }
+            Ok(other) => {
+                out.insert("ok".into(), Value::Bool(true));
+                out.insert("result".into(), other);
+            }
+            Err(e) => {
+                out.insert("ok".into(), Value::Bool(false));
+                out.insert("error".into(), Value::String(e));
+            }
+        }
+        out.insert("status".into(), Value::String(self.status()));
+        Value::Object(out)
+    }
+
+    fn dispatch(&self, req: &Map<String, Value>) -> Result<Value, String> {
+        let op = req
+            .get("op")
+            .and_then(Value::as_str)
+            .ok_or("request has no \"op\"")?;
+        match op {
+            "hello" => Ok(self.hello(req)),
+            "status" => {
+                let l = self.current();
+                Ok(json!({"policy_hash": l.hash, "policy": l.origin, "stale": self.stale()}))
+            }
+            "decide" => {
+                let payload = req.get("payload").ok_or("decide without \"payload\"")?;
+                self.decide(payload)
+            }
+            "redact" => self.redact(req),
+            other => Err(format!("unknown op {other:?}")),
+        }
+    }
+
+    fn hello(&self, req: &Map<String, Value>) -> Value {
+        let l = self.current();
+        let host = req.get("host").and_then(Value::as_str).unwrap_or("hermes");
+        let version = req.get("host_version").and_then(Value::as_str);
+        let spec = host_spec(version);
+        if let Ok(mut g) = self.host.write() {
+            *g = spec;
+        }
+        json!({
+            "protocol": PROTOCOL,
+            "warden": env!("CARGO_PKG_VERSION"),
+            "policy_hash": l.hash,
+            "policy": l.origin,
+            "rules": l.set().rule_count(),
+            "capabilities": crate::host::hermes::plugin::capabilities(host, version),
+        })
+    }
+
+    /// Decide one host payload (the shell hook's payload shape) on the current policy,
+    /// through the one decision pipeline ([`runtime::decide`]).
+    fn decide(&self, payload: &Value) -> Result<Value, String> {
+        let l = self.current();
+        let opts = runtime::Options {
+            host: self
+                .host
+                .read()
+                .map(|h| h.clone())
+                .unwrap_or_else(|_| HostSpec::hermes_unknown()),
+            fail_open: false,
+        };
+        let d = runtime::decide(Payload::Json(payload), PolicyRef::Loaded(&l.policy), &opts);
+        let mut rec = d.audit;
+        let result = match &d.verdict {
+            Ok(v) => {
+                // what the plugin enforces is the policy's decision itself (it has every mechanism)
+                rec.sent = rec.decision.clone();
+                if let Some(e) = &d.event {
+                    rec.args = redact_value(l.set(), &e.args);
+                }
+                Ok(json!({"decision": plugin_decision(v), "policy_hash": l.hash}))
+            }
+            Err(f) => Err(f.cause()),
+        };
+        rec.host = format!("{}+plugin", rec.host);
+        self.log(&rec);
+        result
+    }
+
+    /// Append one audit line (the log is opened once and kept).
+    fn log(&self, rec: &crate::audit::Record) {
+        let Some(path) = &self.config.audit else {
+            return;
+        };
+        let mut g = match self.audit.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        if g.is_none() {
+            match crate::audit::open(path) {
+                Ok(f) => *g = Some(f),
+                Err(e) => {
+                    eprintln!(
+                        "warden serve: cannot open audit log {}: {e}",
+                        path.display()
+                    );
+                    return;
+                }
+            }
+        }
+        if let Some(f) = g.as_mut() {
+            if let Err(e) = crate::audit::write_line(f, &crate::audit::line(rec)) {
+                eprintln!(
+                    "warden serve: cannot write audit log {}: {e}",
+                    path.display()
+                );
+                *g = None;
+            }
+        }
+    }
+
+    /// Redact many texts with one event's redaction rules: `texts[i]` comes back as the
+    /// redacted text, or null when nothing was found.
+    fn redact(&self, req: &Map<String, Value>) -> Result<Value, String> {
+        let name = req
+            .get("event")
+            .and_then(Value::as_str)
+            .unwrap_or("transform_tool_result");
+        let hook = Hook::from_name(name)
+            .filter(|h| h.is_transform())
+            .ok_or_else(|| format!("redact: {name:?} is not a transform event"))?;
+        let texts = req
+            .get("texts")
+            .and_then(Value::as_array)
+            .ok_or("redact without \"texts\" (an array of strings)")?;
+        let l = self.current();
+        let redactor = l.set().redactor(hook)?;
+        let mut out = Vec::with_capacity(texts.len());
+        let mut rules: Vec<String> = Vec::new();
+        for t in texts {
+            let t = t.as_str().ok_or("redact: texts must be strings")?;
+            match redactor {
+                Some(r) => {
+                    let red = r.redact(t);
+                    if red.changed() {
+                        for f in &red.findings {
+                            if !rules.iter().any(|x| **x == *f.rule_id) {
+                                rules.push(f.rule_id.to_string());
+                            }
+                        }
+                        if let Some(w) = &red.withheld_by {
+                            if !rules.iter().any(|x| **x == **w) {
+                                rules.push(w.to_string());
+                            }
+                        }
+                        out.push(Value::String(red.text.into_owned()));
+                    } else {
+                        out.push(Value::Null);
+                    }
+                }
+                None => out.push(Value::Null),
+            }
+        }
+        if !rules.is_empty() {
+            let rec = crate::audit::Record {
+                event: Some(hook.name().into()),
+                session_id: req
+                    .get("session_id")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                rules: rules.clone(),
+                decision: "redact".into(),
+                sent: "redact".into(),
+                policy_hash: Some(l.hash.clone()),
+                host: format!(
+                    "{}+plugin",
+                    self.host.read().map(|h| h.name()).unwrap_or_default()
+                ),
+                ..Default::default()
+            };
+            self.log(&rec);
+        }
+        Ok(json!({"texts": out, "rules": rules}))
+    }
+}
+
+/// `text` through the tool-result redaction rules; withheld when they cannot run.
+fn redact_str(set: &MatcherSet, text: &str) -> String {
+    match set.redactor(Hook::TransformToolResult) {
+        Ok(Some(r)) => r.redact(text).text.into_owned(),
+        Ok(None) => text.to_string(),
+        Err(_) => "[warden: withheld]".into(),
+    }
+}
+
+/// A JSON value with every string (keys included) redacted, so the audit log keeps
+/// argument values that can be replayed but never a secret they held.
+pub fn redact_value(set: &MatcherSet, v: &Value) -> Value {
+    match v {
+        Value::String(s) => Value::String(redact_str(set, s)),
+        Value::Array(a) => Value::Array(a.iter().map(|x| redact_value(set, x)).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| (redact_str(set, k), redact_value(set, x)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// A verdict in the shape the plugin acts on.
+pub fn plugin_decision(v: &Verdict) -> Value {
+    match &v.decision {
+        Decision::Allow => json!({"action": "allow"}),
+        Decision::Block {
+            rule,
+            message,
+            placeholder,
+        } => {
+            let mut o = json!({"action": "block", "rule": rule, "message": message});
+            if let Some(p) = placeholder {
+                o["placeholder"] = json!(p);
+            }
+            o
+        }
+        Decision::Approve {
+            rule,
+            message,
+            rule_key,
+        } => json!({"action": "approve", "rule": rule, "message": message, "rule_key": rule_key}),
+        Decision::Modify { rules, args } => {
+            json!({"action": "modify", "rules": rules, "args": args})
+        }
+        Decision::Context { rules, text } => {
+            json!({"action": "context", "rules": rules, "text": text})
+        }
+        Decision::Redact {
+            rules,
+            text,
+            withheld_by,
+            ..
+        } => {
+            json!({"action": "redact", "rules": rules, "text": text, "withheld": withheld_by.is_some()})
+        }
+    }
+}
+
+type RequestError = (Value, String);
+
+/// Parse one request line: strict UTF-8, one JSON object, an `id` (number or string).
+fn parse_request(line: &[u8]) -> Result<(Value, Map<String, Value>), RequestError> {
+    let text = std::str::from_utf8(line)
+        .map_err(|e| (Value::Null, format!("request is not valid UTF-8: {e}")))?;
+    let v: Value =
+        serde_json::from_str(text).map_err(|e| (Value::Null, format!("malformed request: {e}")))?;
+    let Value::Object(m) = v else {
+        return Err((Value::Null, "request is not a JSON object".into()));
+    };
+    let id = match m.get("id") {
+        Some(id @ (Value::Number(_) | Value::String(_))) => id.clone(),
+        Some(_) => {
+            return Err((
+                Value::Null,
+                "request id must be a number or a string".into(),
+            ))
+        }
+        None => return Err((Value::Null, "request has no id".into())),
+    };
+    if let Some(v) = m.get("v").and_then(Value::as_u64) {
+        if v != PROTOCOL {
+            return Err((
+                id,
+                format!("protocol version {v} not supported (this warden speaks {PROTOCOL})"),
+            ));
+        }
+    }
+    Ok((id, m))
+}
+
+/// A one-line answer for a request that could not even be read (too large, I/O).
+pub fn error_line(id: Value, error: &str, status: &str) -> Value {
+    json!({"id": id, "ok": false, "error": error, "status": status})
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,189 @@
+"""Run one plugin scenario inside a fresh real Hermes 0.19.0 process.
+
+Usage: python plugin_driver.py SCENARIO ARGS.json RESULT.json
+
+The caller has installed the plugin with `warden install hermes --plugin` into
+$HERMES_HOME; Hermes's own plugin manager discovers and loads it here. Each
+scenario drives real Hermes code paths (model_tools.handle_function_call, the
+middleware runners, the approval gate) and records what happened.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+
+def _load():
+    from hermes_cli import plugins
+
+    plugins.discover_plugins()
+    mgr = plugins.get_plugin_manager()
+    info = {k: {"enabled": v.enabled, "error": v.error, "middleware": v.middleware_registered,
+                "hooks": v.hooks_registered}
+            for k, v in mgr._plugins.items() if v.manifest.source == "user"}
+    return mgr, info
+
+
+def _warden(mgr):
+    mod = sys.modules.get("hermes_plugins.warden")
+    return mod._STATE["warden"] if mod else None
+
+
+def call(tool, args, n=[0]):
+    import model_tools
+
+    n[0] += 1
+    return model_tools.handle_function_call(tool, args, task_id="t", session_id="s",
+                                            tool_call_id="c%d" % n[0])
+
+
+def scenario_tools(a):
+    mgr, info = _load()
+    out = {"plugins": info, "calls": []}
+    for step in a["calls"]:
+        t0 = time.perf_counter()
+        r = call(step["tool"], step["args"])
+        out["calls"].append({"result": r, "ms": (time.perf_counter() - t0) * 1000})
+    return out
+
+
+def scenario_approve(a):
+    mgr, info = _load()
+    import tools.approval as approval
+
+    seen = []
+
+    def fake(tool_name, reason, *, rule_key="", approval_callback=None):
+        seen.append({"tool": tool_name, "reason": reason, "rule_key": rule_key})
+        return {"approved": a["approve"], "message": None if a["approve"] else "denied by the test"}
+
+    approval.request_tool_approval = fake
+    r = call("terminal", {"command": a["command"]})
+    return {"plugins": info, "result": r, "asked": seen}
+
+
+def scenario_kill(a):
+    mgr, info = _load()
+    w = _warden(mgr)
+    out = {"plugins": info, "steps": []}
+    for step in a["steps"]:
+        if step == "kill":
+            p = w.client.proc
+            out["steps"].append({"killed": p.pid if p else None})
+            if p:
+                p.kill()
+                p.wait()
+        elif step == "llm":
+            out["steps"].append({"llm": _llm_turn("hello there")})
+        else:
+            out["steps"].append({"result": call("terminal", {"command": step})})
+    return out
+
+
+def _llm_turn(text, history=None, api_mode="chat_completions"):
+    """One provider call through the real middleware runners; records what the provider got."""
+    from hermes_cli.middleware import apply_llm_request_middleware, run_llm_execution_middleware
+
+    sent = []
+    messages = list(history or []) + [{"role": "user", "content": text}]
+    request = {"model": "m", "messages": messages}
+    mw = apply_llm_request_middleware(request, task_id="t", turn_id="u", api_request_id="r",
+                                      session_id="s", platform="cli", model="m", provider="p",
+                                      base_url="http://127.0.0.1:9", api_mode=api_mode, api_call_count=1)
+
+    def provider(req):
+        sent.append(req)
+        return {"provider": "called"}
+
+    resp = run_llm_execution_middleware(mw.payload, provider, original_request=mw.original_payload,
+                                        task_id="t", turn_id="u", api_request_id="r", session_id="s",
+                                        platform="cli", model="m", provider="p", base_url="http://127.0.0.1:9",
+                                        api_mode=api_mode, api_call_count=1, middleware_trace=[])
+    if isinstance(resp, dict):
+        reply = resp
+    else:
+        try:
+            reply = {"content": resp.choices[0].message.content, "finish": resp.choices[0].finish_reason}
+        except Exception as e:  # noqa: BLE001
+            reply = {"unreadable": repr(resp), "error": str(e)}
+    return {"sent": sent, "reply": reply}
+
+
+def scenario_llm(a):
+    mgr, info = _load()
+    return {"plugins": info, "turn": _llm_turn(a["text"], a.get("history"))}
+
+
+def scenario_reload(a):
+    mgr, info = _load()
+    w = _warden(mgr)
+    policy = a["policy_file"]
+    out = {"plugins": info, "steps": []}
+    for step in a["steps"]:
+        if "write" in step:
+            with open(policy, "w", encoding="utf-8") as f:
+                f.write(step["write"])
+            time.sleep(step.get("wait", 1.5))
+            out["steps"].append({"wrote": True})
+        else:
+            r = call("terminal", {"command": step["command"]})
+            out["steps"].append({"result": r, "status": w.client.status})
+    return out
+
+
+def scenario_coexist(a):
+    # another plugin (loaded first: "aaa" sorts before "warden") approves every terminal call
+    mgr, info = _load()
+    import tools.approval as approval
+
+    seen = []
+
+    def fake(tool_name, reason, *, rule_key="", approval_callback=None):
+        seen.append(rule_key)
+        return {"approved": True, "message": None}
+
+    approval.request_tool_approval = fake
+    r = call("terminal", {"command": a["command"]})
+    order = [getattr(cb, "__module__", "?") for cb in mgr._hooks.get("pre_tool_call", [])]
+    return {"plugins": info, "result": r, "asked": seen, "order": order}
+
+
+def scenario_aux(a):
+    # what an auxiliary model call (title generation) sends goes through warden too
+    import agent.auxiliary_client as aux
+
+    sent = []
+
+    def fake_call_llm(task=None, **kw):
+        sent.append({"task": task, "messages": kw.get("messages")})
+        raise RuntimeError("no provider in this test")
+
+    aux.call_llm = fake_call_llm
+    mgr, info = _load()
+    from agent import title_generator
+
+    try:
+        title_generator.generate_title(a["user"], a["assistant"])
+    except Exception as e:  # noqa: BLE001
+        sent.append({"raised": str(e)})
+    return {"plugins": info, "sent": sent}
+
+
+def main():
+    name, args_path, result_path = sys.argv[1], sys.argv[2], sys.argv[3]
+    with open(args_path, encoding="utf-8") as f:
+        a = json.load(f)
+    result = globals()["scenario_" + name](a)
+    with open(result_path, "w", encoding="utf-8") as f:
+        json.dump(result, f, ensure_ascii=True, default=str)
+    mod = sys.modules.get("hermes_plugins.warden")
+    if mod and mod._STATE.get("warden"):
+        mod._STATE["warden"].client.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
