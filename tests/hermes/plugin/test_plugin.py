@@ -115,7 +115,7 @@ def test_approve_reaches_the_approval_gate(plugin, approve):
 def test_user_credential_blocks_the_turn_with_zero_provider_calls(plugin):
     out = run(plugin, "llm", {"text": "deploy with token " + TOKEN})
     assert out["turn"]["sent"] == [], "the provider was called"
-    assert "It was not sent to the model" in out["turn"]["reply"]["content"], out
+    assert "which this policy does not allow to be sent to the model" in out["turn"]["reply"]["content"], out
 
 
 def test_history_gets_the_placeholder_and_everything_sent_is_redacted(plugin):

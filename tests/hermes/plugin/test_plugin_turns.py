@@ -81,7 +81,7 @@ def test_credential_in_user_message_zero_model_requests_then_placeholder(tmp_pat
     a = home(tmp_path, warden_bin, model)
     turn = a.chat(f"please deploy with my token {TOKEN}")
     assert model.requests == [], "the provider was called for a blocked message"
-    assert "It was not sent to the model" in turn.stdout, turn.stdout + turn.stderr[-2000:]
+    assert "which this policy does not allow to be sent to the model" in turn.stdout, turn.stdout + turn.stderr[-2000:]
     turn2 = a.chat("what did I ask before?", args=["--continue"]).check()
     sent = every_request(model)
     assert TOKEN not in sent
