@@ -307,20 +307,14 @@ fn run_hermes(a: &Args) -> Result<i32, Refusal> {
             config_path.display()
         );
     } else {
-        let from = if old.is_some() {
-            "config.yaml"
-        } else {
-            "/dev/null"
-        };
-        print!(
-            "{}",
-            unified_diff(&old_text, &new_text, from, "config.yaml")
-        );
-        if !a.dry_run {
-            std::fs::create_dir_all(&home)
-                .map_err(|e| Refusal::Io(format!("cannot create {}: {e}", home.display())))?;
-            write_with_backup(&config_path, &new_text, old.is_some())?;
-        }
+        show_and_write(
+            &home,
+            &config_path,
+            &old_text,
+            &new_text,
+            old.is_some(),
+            a.dry_run,
+        )?;
         let verb = if old.is_some() { "updated" } else { "created" };
         let events: Vec<&str> = entries.iter().map(|e| e.event).collect();
         println!(
@@ -449,20 +443,14 @@ fn run_plugin(a: &Args) -> Result<i32, Refusal> {
             config_path.display()
         );
     } else {
-        let from = if old.is_some() {
-            "config.yaml"
-        } else {
-            "/dev/null"
-        };
-        print!(
-            "{}",
-            unified_diff(&old_text, &new_text, from, "config.yaml")
-        );
-        if !a.dry_run {
-            std::fs::create_dir_all(&home)
-                .map_err(|e| Refusal::Io(format!("cannot create {}: {e}", home.display())))?;
-            write_with_backup(&config_path, &new_text, old.is_some())?;
-        }
+        show_and_write(
+            &home,
+            &config_path,
+            &old_text,
+            &new_text,
+            old.is_some(),
+            a.dry_run,
+        )?;
         println!("{}: plugin {name} enabled{tag}.", config_path.display());
     }
     if !removed.is_empty() {
@@ -487,6 +475,26 @@ fn run_plugin(a: &Args) -> Result<i32, Refusal> {
         println!("Check it with: warden doctor{}", home_hint(a));
     }
     Ok(super::EXIT_OK)
+}
+
+/// Print the diff of `config.yaml` (from `/dev/null` when it did not exist) and, unless
+/// `dry_run`, write it (with a `.bak` of an existing file).
+fn show_and_write(
+    home: &Path,
+    config_path: &Path,
+    old_text: &str,
+    new_text: &str,
+    existed: bool,
+    dry_run: bool,
+) -> Result<(), Refusal> {
+    let from = if existed { "config.yaml" } else { "/dev/null" };
+    print!("{}", unified_diff(old_text, new_text, from, "config.yaml"));
+    if !dry_run {
+        std::fs::create_dir_all(home)
+            .map_err(|e| Refusal::Io(format!("cannot create {}: {e}", home.display())))?;
+        write_with_backup(config_path, new_text, existed)?;
+    }
+    Ok(())
 }
 
 fn home_hint(a: &Args) -> String {
