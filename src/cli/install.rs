@@ -166,16 +166,7 @@ fn run_hermes(a: &Args) -> Result<i32, Refusal> {
     })?;
     let config_path = home.join("config.yaml");
     let allow_path = home.join(ALLOWLIST);
-    let old = match std::fs::read_to_string(&config_path) {
-        Ok(t) => Some(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => {
-            return Err(Refusal::Io(format!(
-                "cannot read {}: {e}",
-                config_path.display()
-            )))
-        }
-    };
+    let old = read_config(&config_path)?;
     let old_text = old.clone().unwrap_or_default();
     let tag = if a.dry_run {
         " (dry run: nothing written)"
@@ -384,16 +375,7 @@ fn run_plugin(a: &Args) -> Result<i32, Refusal> {
     } else {
         ""
     };
-    let old = match std::fs::read_to_string(&config_path) {
-        Ok(t) => Some(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => {
-            return Err(Refusal::Io(format!(
-                "cannot read {}: {e}",
-                config_path.display()
-            )))
-        }
-    };
+    let old = read_config(&config_path)?;
     let old_text = old.clone().unwrap_or_default();
 
     if a.remove {
@@ -475,6 +457,15 @@ fn run_plugin(a: &Args) -> Result<i32, Refusal> {
         println!("Check it with: warden doctor{}", home_hint(a));
     }
     Ok(super::EXIT_OK)
+}
+
+/// `config.yaml`'s text, `None` if it does not exist yet.
+fn read_config(path: &Path) -> Result<Option<String>, Refusal> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Refusal::Io(format!("cannot read {}: {e}", path.display()))),
+    }
 }
 
 /// Print the diff of `config.yaml` (from `/dev/null` when it did not exist) and, unless
