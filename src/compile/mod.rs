@@ -647,7 +647,10 @@ pub(crate) fn compile_for_event(
         lazy: true,
     };
     // the index depends only on the requirements, so it is the whole part's index
-    let bits = crate::eval::Run::new(&set, event).candidates();
+    let bits = {
+        let memo = crate::event::memo::EventMemo::new(event, set.home.as_deref());
+        set.index(hook).candidates(&memo, &mut |_, _| {})
+    };
     let mut b = Builder::with(opts.home.as_deref().map(Into::into), false);
     for (w, word) in bits.iter().enumerate() {
         let mut word = *word;

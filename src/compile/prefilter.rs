@@ -1,5 +1,8 @@
 //! The literal prefilter: for each hook, which rules can possibly match,
-//! decided by one aho-corasick pass per field.
+//! decided by one aho-corasick pass per field. Both halves live here: building a hook's
+//! index ([`HookIndex::build`], from each rule's [`requirement`]) and searching an event
+//! with it ([`HookIndex::candidates`], which `eval` and `compile_for_event` call and whose
+//! trace `warden explain` shows).
 //!
 //! A rule's condition is reduced to a *requirement*: one field and a set of
 //! literals such that if the condition holds, at least one literal occurs in
@@ -10,6 +13,8 @@
 
 use super::{CAction, CTest, MatcherSet, Node, UnderPath};
 use crate::check::ir::{ShellTest, Test};
+use crate::event::memo::EventMemo;
+use crate::event::values::for_each_value;
 use crate::event::{Field, Hook};
 use crate::syntax::ast::Scalar;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
@@ -51,23 +56,29 @@ impl FieldFilter {
     }
 
     /// Call `f` with the index of every literal that occurs in `text` (ASCII case folded),
-    /// each at least once.
-    pub(crate) fn present(&self, text: &str, f: &mut impl FnMut(usize)) {
+    /// each at least once, and the byte range of that occurrence (the first, when searched
+    /// directly).
+    pub(crate) fn present(&self, text: &str, f: &mut impl FnMut(usize, usize, usize)) {
         let hay = text.as_bytes();
         let direct = self.automaton.get().is_none()
             && hay.len().saturating_mul(self.literals.len()) <= DIRECT_SEARCH_MAX;
         if !direct {
             for m in self.automaton().find_overlapping_iter(text) {
-                f(m.pattern().as_usize());
+                f(m.pattern().as_usize(), m.start(), m.end());
             }
             return;
         }
         for (i, lit) in self.literals.iter().enumerate() {
             let lit = lit.as_bytes();
-            if lit.len() <= hay.len() && hay.windows(lit.len()).any(|w| w.eq_ignore_ascii_case(lit))
-                || lit.is_empty()
-            {
-                f(i);
+            if lit.is_empty() {
+                f(i, 0, 0);
+            } else if lit.len() <= hay.len() {
+                if let Some(at) = hay
+                    .windows(lit.len())
+                    .position(|w| w.eq_ignore_ascii_case(lit))
+                {
+                    f(i, at, at + lit.len());
+                }
             }
         }
     }
@@ -166,6 +177,121 @@ pub(crate) struct HookIndex {
     pub(crate) unfiltered: Vec<u32>,
     /// One automaton per field.
     pub(crate) filters: Vec<FieldFilter>,
+}
+
+/// Why the search admitted a rule (each admission is told to [`HookIndex::candidates`]'s
+/// `trace`, which `warden explain` shows).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Admit<'x> {
+    /// The command line runs program `commands[command]` of the memo's shell analysis.
+    Program {
+        /// Index of the command in the analysis.
+        command: usize,
+    },
+    /// The normalised value `path` of `field` lies under the indexed directory `dir`.
+    Under {
+        /// The field tested by `path(F) under`.
+        field: &'x Field,
+        /// Its value, normalised.
+        path: &'x str,
+        /// The indexed ancestor.
+        dir: &'x str,
+    },
+    /// Literal `literal` of the hook's `filters[filter]` occurs in the field's
+    /// `value`-th value at `start..end`.
+    Literal {
+        /// Index into [`HookIndex::filters`].
+        filter: usize,
+        /// Index into that filter's literals.
+        literal: usize,
+        /// Which value of the field (`history` has one per message).
+        value: usize,
+        /// Byte range of the occurrence.
+        start: usize,
+        /// End of that range.
+        end: usize,
+    },
+}
+
+impl HookIndex {
+    /// Candidate rules for `memo`'s event, as a bitset in policy order: the rules that run
+    /// on every event, and those a program name of the command line, an ancestor of a
+    /// normalised path or a literal of a field admits. `trace` is told every admission
+    /// (a no-op closure costs nothing).
+    pub(crate) fn candidates(
+        &self,
+        memo: &EventMemo<'_>,
+        trace: &mut impl FnMut(Admit<'_>, u32),
+    ) -> Vec<u64> {
+        let idx = self;
+        let mut bits = idx.base.clone();
+        if !idx.programs.exact.is_empty() || !idx.programs.prefixes.is_empty() {
+            if let Some(a) = memo.shell() {
+                for (command, c) in a.commands.iter().enumerate() {
+                    idx.programs.lookup(&c.program, &mut |r| {
+                        bits[r as usize / 64] |= 1 << (r % 64);
+                        trace(Admit::Program { command }, r);
+                    });
+                }
+            }
+        }
+        for (field, dirs) in &idx.under {
+            for_each_value(memo.event, field, &mut |v| {
+                let Some(path) = memo.normalized(&v.as_text()) else {
+                    return false;
+                };
+                // `/a/b/c` admits the rules of `/a/b/c`, `/a/b`, `/a` and `/`.
+                let mut p = path.as_str();
+                loop {
+                    if let Some(rules) = dirs.get(p) {
+                        for &r in rules {
+                            bits[r as usize / 64] |= 1 << (r % 64);
+                            trace(
+                                Admit::Under {
+                                    field,
+                                    path: &path,
+                                    dir: p,
+                                },
+                                r,
+                            );
+                        }
+                    }
+                    match p.rfind('/') {
+                        Some(0) if p.len() > 1 => p = "/",
+                        Some(i) if i > 0 => p = &p[..i],
+                        _ => break,
+                    }
+                }
+                false
+            });
+        }
+        for (filter, f) in idx.filters.iter().enumerate() {
+            let mut value = 0;
+            let mut mark = |text: &str| {
+                f.present(text, &mut |p, start, end| {
+                    for &r in &f.targets[p] {
+                        bits[r as usize / 64] |= 1 << (r % 64);
+                        trace(
+                            Admit::Literal {
+                                filter,
+                                literal: p,
+                                value,
+                                start,
+                                end,
+                            },
+                            r,
+                        );
+                    }
+                });
+                value += 1;
+            };
+            for_each_value(memo.event, &f.field, &mut |v| {
+                mark(&v.as_text());
+                false
+            });
+        }
+        bits
+    }
 }
 
 /// A requirement: for some `(field, lits)` part, some literal of `lits`

@@ -12,10 +12,11 @@
 //! Over 800 lines on purpose: it mirrors `eval` node for node (so an explanation cannot
 //! disagree with a verdict; its test checks that) and says why for every kind of test.
 
-use super::values::{for_each_value, Val};
 use super::{shell_test, test_value, Decision, Run, Verdict};
 use crate::check::ir::{Qual, ShellTest, Test};
+use crate::compile::prefilter::Admit;
 use crate::compile::{CAction, CAtom, CTest, MatcherSet, Node, UnderPath};
+use crate::event::values::{for_each_value, Val};
 use crate::event::{Event, Field};
 use crate::syntax::ast::Scalar;
 use serde::Serialize;
@@ -160,8 +161,25 @@ impl MatcherSet {
     /// [`MatcherSet::evaluate`] returns.
     pub fn explain(&self, event: &Event) -> Explanation {
         let run = Run::new(self, event);
+        // One pass of the prefilter, the one `evaluate` runs, told why it admits each rule.
+        let mut found: Vec<(usize, usize, usize, usize, usize)> = Vec::new();
+        let mut programs: Vec<(usize, u32)> = Vec::new();
+        let mut under: Vec<(u32, String)> = Vec::new();
         let t = Instant::now();
-        let bits = run.candidates();
+        let bits = run.candidates_traced(&mut |admit, r| match admit {
+            Admit::Literal {
+                filter,
+                literal,
+                value,
+                start,
+                end,
+            } => found.push((filter, value, end, start, literal)),
+            Admit::Program { command } => programs.push((command, r)),
+            Admit::Under { field, path, dir } => under.push((
+                r,
+                format!("normalised {field} {} is under {}", quote(path), quote(dir)),
+            )),
+        });
         let prefilter_us = t.elapsed().as_secs_f64() * 1e6;
         let t = Instant::now();
         let verdict = self.evaluate(event);
@@ -180,80 +198,68 @@ impl MatcherSet {
             .filter(|r| on_hook(r) && matches!(r.action, CAction::Redact))
             .count();
 
-        // Literal hits, first occurrence per (field, literal).
+        // Literal hits, first occurrence per (field, literal), in order of position in each
+        // value (the search reports one occurrence per admitted rule: keep one).
+        found.sort_by_key(|&(filter, value, end, start, _)| (filter, value, end, start));
+        found.dedup();
         let mut hits: Vec<LiteralHit> = Vec::new();
         let mut admitted_by: Vec<Vec<String>> = vec![Vec::new(); self.rules.len()];
-        for f in &idx.filters {
-            let field = match f.field {
-                Field::ShellPrograms => "the program names of args.command".to_string(),
-                ref other => other.to_string(),
-            };
-            let mut texts: Vec<String> = Vec::new();
-            if f.field == Field::ShellPrograms {
-                if let Some(a) = run.shell() {
-                    texts.extend(a.commands.iter().map(|c| c.program.clone()));
-                }
-            } else {
-                for_each_value(event, &f.field, &mut |v| {
-                    texts.push(v.as_text().into_owned());
-                    false
-                });
+        for (filter, _, end, start, p) in found {
+            let f = &idx.filters[filter];
+            let field = f.field.to_string();
+            let lit = &f.literals[p];
+            if hits.iter().any(|h| h.field == field && &h.literal == lit) {
+                continue;
             }
-            for text in &texts {
-                for m in f.automaton().find_overlapping_iter(text.as_str()) {
-                    let p = m.pattern().as_usize();
-                    let lit = &f.literals[p];
-                    if hits.iter().any(|h| h.field == field && &h.literal == lit) {
-                        continue;
-                    }
-                    let rules: Vec<String> = f.targets[p]
-                        .iter()
-                        .map(|&r| self.rules[r as usize].id.clone())
-                        .collect();
-                    for &r in &f.targets[p] {
-                        admitted_by[r as usize].push(format!(
-                            "literal {} found in {} at {}..{}",
-                            quote(lit),
-                            field,
-                            m.start(),
-                            m.end()
-                        ));
-                    }
-                    hits.push(LiteralHit {
-                        field: field.clone(),
-                        literal: lit.clone(),
-                        start: m.start(),
-                        end: m.end(),
-                        rules,
-                    });
-                }
+            let rules: Vec<String> = f.targets[p]
+                .iter()
+                .map(|&r| self.rules[r as usize].id.clone())
+                .collect();
+            for &r in &f.targets[p] {
+                admitted_by[r as usize].push(format!(
+                    "literal {} found in {} at {}..{}",
+                    quote(lit),
+                    field,
+                    start,
+                    end
+                ));
             }
+            hits.push(LiteralHit {
+                field,
+                literal: lit.clone(),
+                start,
+                end,
+                rules,
+            });
         }
 
-        // Program names of the parsed command line (shell predicates' prefilter).
+        // Program names of the parsed command line (shell predicates' prefilter), one hit
+        // per command that admitted rules.
         if let Some(a) = run.shell() {
-            for c in &a.commands {
-                let mut rules = Vec::new();
-                idx.programs.lookup(&c.program, &mut |r| rules.push(r));
-                if rules.is_empty() {
-                    continue;
-                }
-                for &r in &rules {
-                    let why = format!("program `{}` runs in the command line", c.program);
+            for group in programs.chunk_by(|x, y| x.0 == y.0) {
+                let program = &a.commands[group[0].0].program;
+                for &(_, r) in group {
+                    let why = format!("program `{program}` runs in the command line");
                     if !admitted_by[r as usize].contains(&why) {
                         admitted_by[r as usize].push(why);
                     }
                 }
                 hits.push(LiteralHit {
                     field: "the program names of the command line".into(),
-                    literal: c.program.clone(),
+                    literal: program.clone(),
                     start: 0,
                     end: 0,
-                    rules: rules
+                    rules: group
                         .iter()
-                        .map(|&r| self.rules[r as usize].id.clone())
+                        .map(|&(_, r)| self.rules[r as usize].id.clone())
                         .collect(),
                 });
+            }
+        }
+        // Paths under an indexed directory (`path(F) under "/dir"`).
+        for (r, why) in under {
+            if !admitted_by[r as usize].contains(&why) {
+                admitted_by[r as usize].push(why);
             }
         }
 
@@ -919,6 +925,63 @@ rule other { on pre_tool_call when args.command contains "zzz" block "no" }
                 .any(|c| c.contains("block beats approve `any.approve`")),
             "{:?}",
             x.combination
+        );
+    }
+
+    /// The prefilter's own search says why it admitted each rule: a literal (at its first
+    /// occurrence, in position order), a program of the command line, a path ancestor.
+    #[test]
+    fn reasons_come_from_the_prefilter_search() {
+        let p = Policy::from_sources(vec![(
+            "p.warden".into(),
+            r#"
+rule a.late { on pre_tool_call when args.command contains "tail" block "a" }
+rule b.early { on pre_tool_call when args.command contains "head" block "b" }
+rule c.prog { on pre_tool_call when command curl approve "c" key "c" }
+rule d.etc { on pre_tool_call when path(args.path) under "/etc" block "d" }
+"#
+            .into(),
+        )])
+        .unwrap();
+        let set = p.compile().unwrap();
+        let ev = Event::tool_call(
+            "terminal",
+            json!({"command": "head x | tail y; curl z", "path": "/etc/ssh/sshd_config"}),
+        );
+        let x = set.explain(&ev);
+        assert_eq!(x.verdict, set.evaluate(&ev));
+        assert_eq!(
+            x.prefilter.candidates,
+            ["a.late", "b.early", "c.prog", "d.etc"]
+        );
+        // position order in the value, not rule order
+        let lits: Vec<_> = x
+            .prefilter
+            .hits
+            .iter()
+            .map(|h| h.literal.as_str())
+            .collect();
+        assert_eq!(lits, ["head", "tail", "curl"]);
+        assert_eq!(
+            (x.prefilter.hits[1].start, x.prefilter.hits[1].end),
+            (9, 13)
+        );
+        let why = |id: &str| {
+            x.rules
+                .iter()
+                .find(|r| r.rule == id)
+                .unwrap()
+                .considered_because
+                .clone()
+        };
+        assert_eq!(
+            why("a.late"),
+            "literal \"tail\" found in args.command at 9..13"
+        );
+        assert_eq!(why("c.prog"), "program `curl` runs in the command line");
+        assert_eq!(
+            why("d.etc"),
+            "normalised args.path \"/etc/ssh/sshd_config\" is under \"/etc\""
         );
     }
 }

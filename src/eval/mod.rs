@@ -7,22 +7,23 @@
 //! block/approve in policy order wins, modify shallow-merges with the later
 //! rule winning per key, and `context` pieces are joined with a blank line.
 //!
-//! About 800 lines: the evaluator, its per-event memo (shell parse, normalised paths) and
-//! the prefilter's search half, which uses that memo (see `tests/module_cycles.py`).
+//! Over 800 lines on purpose: the evaluator is one pass (candidates, conditions, exemptions,
+//! combination) over every kind of compiled test; its per-event memo (`event::memo`), the
+//! prefilter (`compile::prefilter`) and field reading (`event::values`) are their own files.
 
 pub mod explain;
-pub mod values;
 
 use crate::check::ir::{Template, TemplatePart};
 use crate::compile::{
     CAction, CAtom, CQual, CShell, CTest, CValue, MatcherSet, Needle, Node, UnderPath,
 };
+use crate::event::memo::EventMemo;
+use crate::event::values::{for_each_value, Val};
 use crate::event::{Event, Hook};
 use crate::shell;
 use crate::syntax::ast::Scalar;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use values::{for_each_value, Val};
 
 /// What Hermes shows in the transcript instead of a withheld user message.
 pub const DEFAULT_PLACEHOLDER: &str = "[Message withheld: a pre_llm_call policy hook blocked it.]";
@@ -145,12 +146,11 @@ pub(crate) struct Run<'a> {
     pub(crate) event: &'a Event,
     /// The prefilter index of the event's hook.
     idx: &'a crate::compile::prefilter::HookIndex,
-    /// The command line parsed once, on first need.
-    shell: std::cell::OnceCell<Option<shell::Analysis>>,
+    /// The command line parsed and the paths normalised, once per run (shared with the
+    /// prefilter's search).
+    memo: EventMemo<'a>,
     /// Labels of what `detects` tests found, for `{findings}`.
     detected: std::cell::RefCell<Vec<String>>,
-    /// Paths already normalised in this run (many rules test the same `args.path`).
-    normalized: std::cell::RefCell<Vec<(String, Option<String>)>>,
     /// Per regex group of the hook: which patterns matched, once computed.
     groups: std::cell::RefCell<Vec<Option<Vec<bool>>>>,
 }
@@ -222,38 +222,15 @@ impl<'a> Run<'a> {
             set,
             event,
             idx: set.index(event.hook),
-            shell: std::cell::OnceCell::new(),
+            memo: EventMemo::new(event, set.home.as_deref()),
             detected: Default::default(),
-            normalized: Default::default(),
             groups: Default::default(),
         }
     }
 
-    /// The parsed command line of the event (`args.command`, or `command`
-    /// on transform_terminal_output), if it has one.
+    /// The parsed command line of the event (see [`EventMemo::shell`]).
     pub(crate) fn shell(&self) -> Option<&shell::Analysis> {
-        self.shell
-            .get_or_init(|| {
-                let opts = shell::Options {
-                    cwd: self.event.cwd.as_deref(),
-                    home: self.set.home.as_deref(),
-                    ..Default::default()
-                };
-                // Hermes's execute_code runs `args.code` as Python
-                if self.event.hook == Hook::PreToolCall
-                    && self.event.tool.as_deref() == Some("execute_code")
-                {
-                    if let Some(code) = self.event.args.get("code").and_then(Value::as_str) {
-                        return Some(shell::analyze_python(code, &opts));
-                    }
-                }
-                let text = match self.event.hook {
-                    Hook::TransformTerminalOutput => self.event.command.as_deref(),
-                    _ => self.event.args.get("command").and_then(Value::as_str),
-                }?;
-                Some(shell::analyze(text, &opts))
-            })
-            .as_ref()
+        self.memo.shell()
     }
 
     /// A regex atom answered by its hook's `RegexSet` (one pass for all the
@@ -286,64 +263,20 @@ impl<'a> Run<'a> {
 
     /// `text` as a path normalised against the event's cwd and home, once per run.
     pub(crate) fn normalized(&self, text: &str) -> Option<String> {
-        if let Some((_, n)) = self.normalized.borrow().iter().find(|(t, _)| t == text) {
-            return n.clone();
-        }
-        let n = crate::paths::normalize(text, self.event.cwd.as_deref(), self.set.home.as_deref());
-        self.normalized
-            .borrow_mut()
-            .push((text.to_string(), n.clone()));
-        n
+        self.memo.normalized(text)
     }
 
     /// Candidate rules after the literal prefilter, as a bitset in policy order.
     pub(crate) fn candidates(&self) -> Vec<u64> {
-        let idx = self.idx;
-        let mut bits = idx.base.clone();
-        if !idx.programs.exact.is_empty() || !idx.programs.prefixes.is_empty() {
-            if let Some(a) = self.shell() {
-                for c in &a.commands {
-                    idx.programs
-                        .lookup(&c.program, &mut |r| bits[r as usize / 64] |= 1 << (r % 64));
-                }
-            }
-        }
-        for (field, dirs) in &idx.under {
-            for_each_value(self.event, field, &mut |v| {
-                let Some(path) = self.normalized(&v.as_text()) else {
-                    return false;
-                };
-                // `/a/b/c` admits the rules of `/a/b/c`, `/a/b`, `/a` and `/`.
-                let mut p = path.as_str();
-                loop {
-                    if let Some(rules) = dirs.get(p) {
-                        for &r in rules {
-                            bits[r as usize / 64] |= 1 << (r % 64);
-                        }
-                    }
-                    match p.rfind('/') {
-                        Some(0) if p.len() > 1 => p = "/",
-                        Some(i) if i > 0 => p = &p[..i],
-                        _ => break,
-                    }
-                }
-                false
-            });
-        }
-        for f in &idx.filters {
-            let mut mark = |text: &str| {
-                f.present(text, &mut |p| {
-                    for &r in &f.targets[p] {
-                        bits[r as usize / 64] |= 1 << (r % 64);
-                    }
-                });
-            };
-            for_each_value(self.event, &f.field, &mut |v| {
-                mark(&v.as_text());
-                false
-            });
-        }
-        bits
+        self.idx.candidates(&self.memo, &mut |_, _| {})
+    }
+
+    /// The candidates, and `trace` told why each was admitted (for `warden explain`).
+    pub(crate) fn candidates_traced(
+        &self,
+        trace: &mut impl FnMut(crate::compile::prefilter::Admit<'_>, u32),
+    ) -> Vec<u64> {
+        self.idx.candidates(&self.memo, trace)
     }
 }
 

@@ -4,6 +4,13 @@
 //! A host adapter (`host::hermes`) turns a payload into an [`Event`]; a Rust
 //! agent can build one directly with [`Event::tool_call`] or
 //! [`Event::llm_call`].
+//!
+//! [`values`] reads a field's values out of an event; [`memo::EventMemo`] holds what is
+//! derived from one event once (its command line parsed, its paths normalised) for the
+//! prefilter's search and the evaluator to share.
+
+pub mod memo;
+pub mod values;
 
 use serde_json::Value;
 
