@@ -3,6 +3,9 @@
 //! The AST owns its strings (no borrows) so nested parsers over temporary
 //! buffers (backticks, `bash -c` strings) can feed the same walker. Every loop
 //! either consumes input or stops; recursion is bounded by [`MAX_NEST`].
+//!
+//! Over 800 lines on purpose: one recursive-descent parser; the lexer and every
+//! production share one cursor, nesting bound and budget, so they read as one file.
 
 use super::RedirOp;
 

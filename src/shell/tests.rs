@@ -1,3 +1,6 @@
+//! The command analyser's unit tests. Over 800 lines on purpose: one test per shell
+//! construct or evasion family (64 tests), kept beside the engine they test.
+
 use super::*;
 
 fn o() -> Options<'static> {
