@@ -19,7 +19,7 @@ cargo test --all-targets --quiet
 cargo test --doc --quiet
 echo "== the library alone (no CLI crates: clap, codespan-reporting, libc)"
 cargo test --lib --no-default-features --quiet
-if cargo tree --no-default-features -e normal --depth 1 | grep -E ' (clap|codespan-reporting|libc) '; then
+if cargo tree --no-default-features -e normal --depth 1 | grep -E ' (clap|codespan-reporting|similar|libc) '; then
   echo "the library depends on a CLI crate" >&2; exit 1
 fi
 
