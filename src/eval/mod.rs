@@ -7,9 +7,9 @@
 //! block/approve in policy order wins, modify shallow-merges with the later
 //! rule winning per key, and `context` pieces are joined with a blank line.
 //!
-//! Over 800 lines on purpose: the evaluator is one pass (candidates, conditions, exemptions,
-//! combination) over every kind of compiled test; its per-event memo (`event::memo`), the
-//! prefilter (`compile::prefilter`) and field reading (`event::values`) are their own files.
+//! The prefilter (building and searching: `compile::prefilter`), the per-event memo it
+//! shares with the evaluator (`event::memo`) and field reading (`event::values`) live in
+//! their own files.
 
 pub mod explain;
 
