@@ -28,7 +28,8 @@ use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const MAGIC: &str = "warden-snapshot-v5";
+/// The snapshot format (files and the embedded snapshot).
+pub(crate) const MAGIC: &str = "warden-snapshot-v5";
 
 /// Hooks whose snapshots are cached.
 pub const CACHED_HOOKS: [Hook; 2] = [Hook::PreToolCall, Hook::PreLlmCall];
@@ -135,6 +136,69 @@ pub struct Expected {
     pub ids: Vec<String>,
     /// Exemption patterns not expired, in load order.
     pub exempts: Vec<String>,
+}
+
+/// The home directory the shipped packs' embedded snapshot is compiled for: an absolute
+/// path no real home is. `~` reaches the compiled form only in the prefilter requirements'
+/// path literals, so the snapshot is the same for every user and [`rehome`] puts the
+/// running user's home in place of this one.
+pub(crate) const SENTINEL_HOME: &str = "/\u{1}home\u{1}";
+
+/// Put `home` in place of [`SENTINEL_HOME`] in requirements compiled for it. A literal
+/// that cannot be resolved (no home, or a home `~` does not expand under) drops its whole
+/// requirement: the rule is then admitted for every event (slower, never weaker).
+pub(crate) fn rehome(requirements: &mut [Option<Requirement>], home: Option<&str>) {
+    for slot in requirements.iter_mut() {
+        let Some(req) = slot else { continue };
+        let mut resolved = true;
+        for lit in req.parts.iter_mut().flat_map(|(_, lits)| lits.iter_mut()) {
+            if let Some(rest) = lit.strip_prefix(SENTINEL_HOME) {
+                let expanded = format!("~{rest}");
+                match home.and_then(|h| crate::paths::normalize(&expanded, None, Some(h))) {
+                    Some(p) => *lit = p,
+                    None => resolved = false,
+                }
+            }
+        }
+        if !resolved {
+            *slot = None;
+        }
+    }
+}
+
+/// The shipped packs compiled ahead of time (`policies/builtin.snapshot`, embedded in the
+/// binary): the snapshot body of each cached hook's part, compiled for [`SENTINEL_HOME`],
+/// with what it was compiled from. The hook decides the shipped packs from this alone,
+/// so nothing on disk (which the agent might write) takes part in their decisions.
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+pub(crate) struct Embedded<'a> {
+    /// [`MAGIC`] of the snapshot format.
+    pub(crate) magic: String,
+    /// The warden version that compiled it.
+    pub(crate) version: String,
+    /// The packs' digest (`BUILTIN_DIGEST`) and the snapshot schema's (`SNAPSHOT_SCHEMA`).
+    pub(crate) digests: (u64, u64),
+    /// `(hook name, snapshot body)` for each cached hook whose part can be stored.
+    #[serde(borrow)]
+    pub(crate) parts: Vec<(String, &'a [u8])>,
+}
+
+impl<'a> Embedded<'a> {
+    /// Parse embedded bytes; `None` unless they were compiled by this version from these
+    /// packs with this schema (a stale file: the caller compiles the packs instead).
+    pub(crate) fn current(bytes: &'a [u8], digests: (u64, u64)) -> Option<Embedded<'a>> {
+        let e: Embedded = postcard::from_bytes(bytes).ok()?;
+        (e.magic == MAGIC && e.version == env!("CARGO_PKG_VERSION") && e.digests == digests)
+            .then_some(e)
+    }
+
+    /// The body for `hook`, if its part is embedded.
+    pub(crate) fn part(&self, hook: Hook) -> Option<&'a [u8]> {
+        self.parts
+            .iter()
+            .find(|(h, _)| h == hook.name())
+            .map(|(_, b)| *b)
+    }
 }
 
 /// The snapshot body of a hook's policy part and its rules' requirements.
