@@ -82,6 +82,10 @@ pub(crate) struct Snapshot<'a> {
     #[serde(borrow)]
     pub(crate) rules: Vec<&'a [u8]>,
     pub(crate) exemptions: Vec<Exemption>,
+    /// For each regex the rules test, the literals one of which every match contains
+    /// (ASCII-lowercase; regexes with none are absent): the hook skips building a regex
+    /// whose needles a short text lacks (see `compile::LazyRegex::is_match`).
+    pub(crate) needles: Vec<(String, Vec<String>)>,
 }
 
 impl Snapshot<'_> {
@@ -211,12 +215,54 @@ pub(crate) fn encode(
         .iter()
         .map(postcard::to_stdvec)
         .collect::<Result<Vec<_>, _>>()?;
+    let mut regexes = Vec::new();
+    for r in &part.rules {
+        regexes_of(&r.when, &mut regexes);
+        if let Some(u) = &r.unless {
+            regexes_of(u, &mut regexes);
+        }
+    }
+    regexes.sort();
+    regexes.dedup();
+    let needles = regexes
+        .into_iter()
+        .filter_map(|re| {
+            let lits = super::prefilter::regex_literals(&re)?;
+            Some((re, lits))
+        })
+        .collect();
     postcard::to_stdvec(&Snapshot {
         ids: part.rules.iter().map(|r| r.id.clone()).collect(),
         requirements,
         rules: rules.iter().map(Vec::as_slice).collect(),
         exemptions: part.exemptions.clone(),
+        needles,
     })
+}
+
+/// The sources of the regexes a condition tests (`matches`, also inside `command … with
+/// arg matches`).
+fn regexes_of(e: &crate::check::ir::Expr, out: &mut Vec<String>) {
+    use crate::check::ir::{Expr, Qual, ShellTest, Test};
+    fn test(t: &Test, out: &mut Vec<String>) {
+        match t {
+            Test::Matches { regex } => out.push(regex.clone()),
+            Test::Shell(ShellTest::Command { quals, .. }) => {
+                for q in quals {
+                    if let Qual::Arg(t) = q {
+                        test(t, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    match e {
+        Expr::And(v) | Expr::Or(v) => v.iter().for_each(|c| regexes_of(c, out)),
+        Expr::Not(c) => regexes_of(c, out),
+        Expr::Atom(a) => test(&a.test, out),
+        Expr::Const(_) => {}
+    }
 }
 
 /// Read a snapshot body (`load`'s output); `None` if it does not parse.

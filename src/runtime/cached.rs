@@ -59,15 +59,16 @@ pub fn decide(
     cache_dir: Option<&Path>,
 ) -> Result<Decision, LoadError> {
     let hook = event.hook;
-    let (sources, key) = source.read(opts)?;
     // The shipped packs never touch the disk cache: they are decided from the snapshot
     // compiled into the binary, or compiled here if that is stale or lacks the hook.
     let builtin = matches!(source, Source::Builtin);
     if builtin {
+        let key = policy::builtin_key(opts);
         if let Some(decided) = decide_embedded(EMBEDDED, event, opts, key) {
             return decided;
         }
     }
+    let (sources, key) = source.read(opts)?;
     let cache_dir = cache_dir.filter(|_| !builtin && compile::cache::CACHED_HOOKS.contains(&hook));
     if let Some(dir) = cache_dir {
         let body = compile::cache::load(dir, key, hook);
