@@ -214,13 +214,19 @@ pub(crate) struct CAtom {
     built: OnceLock<CTest>,
     /// `$HOME` for path targets, when built lazily.
     home: Option<std::sync::Arc<str>>,
+    /// The needles of lazy regexes (from a snapshot), when built lazily.
+    needles: Needles,
 }
+
+/// Needles of lazy regexes by source (see [`LazyRegex`]), shared by a set's atoms.
+type Needles = std::sync::Arc<std::collections::HashMap<String, Vec<String>>>;
 
 impl CAtom {
     /// The ready-to-run test.
     pub(crate) fn test(&self) -> &CTest {
         self.built.get_or_init(|| {
-            let b = Builder::with(self.home.clone(), false);
+            let mut b = Builder::with(self.home.clone(), false);
+            b.needles = self.needles.clone();
             // Lazy building cannot fail: regexes and globs are built on use, and the
             // checker already validated them (a failure there makes them never match).
             b.test(&self.source, None)
@@ -643,7 +649,7 @@ struct Builder {
     home: Option<std::sync::Arc<str>>,
     eager: bool,
     /// Needles of lazy regexes, by source (from a snapshot: [`cache::Snapshot::needles`]).
-    needles: std::collections::HashMap<String, Vec<String>>,
+    needles: Needles,
 }
 
 /// The matcher set of a cached hook part, for one event: the prefilter runs over the
@@ -692,7 +698,7 @@ pub(crate) fn compile_for_event(
     // the index depends only on the requirements, so it is the whole part's index
     let bits = crate::eval::Run::new(&set, event).candidates();
     let mut b = Builder::with(opts.home.as_deref().map(Into::into), false);
-    b.needles = std::mem::take(&mut snap.needles).into_iter().collect();
+    b.needles = std::sync::Arc::new(std::mem::take(&mut snap.needles).into_iter().collect());
     for (w, word) in bits.iter().enumerate() {
         let mut word = *word;
         while word != 0 {
@@ -828,6 +834,7 @@ impl Builder {
                     source: a.test,
                     built,
                     home: self.home.clone(),
+                    needles: self.needles.clone(),
                 });
                 Node::Atom((self.atoms.len() - 1) as u32)
             }
