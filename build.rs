@@ -68,7 +68,8 @@ fn main() {
         let path = root.join(f);
         println!("cargo:rerun-if-changed={}", path.display());
         schema.part(f.as_bytes());
-        schema.part(&fs::read(&path).unwrap_or_default());
+        let text = fs::read(&path).unwrap_or_else(|e| panic!("SNAPSHOT_SCHEMA lists {f}: {e}"));
+        schema.part(&text);
     }
     out.push_str(&format!(
         "/// Digest of the sources that define the compiled snapshot's binary form.\npub const SNAPSHOT_SCHEMA: u64 = {};\n",

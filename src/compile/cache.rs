@@ -17,8 +17,10 @@
 //!   not parse, is treated as a miss and rebuilt — never trusted.
 //! * Only policies that loaded without error are cached.
 //!
-//! The checksum detects corruption, not tampering: whoever can write the
-//! cache directory can as well write the policy files.
+//! The checksum detects corruption, not tampering; `runtime::cached::decide` also
+//! checks that a snapshot holds exactly the rule ids and exemptions of its sources.
+//! The shipped packs never use this cache: their snapshot is compiled ahead of time and
+//! embedded in the binary ([`Embedded`], `policies/builtin.snapshot`).
 
 use super::fnv::fnv1a;
 use super::prefilter::Requirement;
