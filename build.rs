@@ -3,6 +3,29 @@
 
 use std::{env, fs, path::Path};
 
+/// Sources whose types are encoded in a compiled-policy snapshot (see `SNAPSHOT_SCHEMA`).
+const SNAPSHOT_SCHEMA: [&str; 5] = [
+    "src/check/ir.rs",
+    "src/compile/cache.rs",
+    "src/compile/prefilter.rs",
+    "src/event/mod.rs",
+    "src/diag.rs",
+];
+
+/// FNV-1a over length-prefixed parts.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+    fn part(&mut self, bytes: &[u8]) {
+        for b in (bytes.len() as u64).to_le_bytes().iter().chain(bytes) {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
 fn main() {
     static_link_bins();
     let dir = Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap()).join("policies");
@@ -17,12 +40,15 @@ fn main() {
         .unwrap_or_default();
     files.sort();
     let mut out = String::from("/// The shipped packs: (file name, text).\npub const BUILTIN_PACKS: &[(&str, &str)] = &[\n");
-    // A digest of the packs, so the compiled-policy cache keys them without hashing at run time.
-    let mut digest = std::hash::DefaultHasher::new();
+    // A digest of the packs, so the compiled-policy cache keys them without hashing at run
+    // time. FNV-1a (stable across toolchains, unlike std's hasher): the embedded snapshot
+    // (`policies/builtin.snapshot`) records the digest it was compiled from.
+    let mut digest = Fnv::new();
     for f in &files {
-        std::hash::Hash::hash(&fs::read(f).unwrap(), &mut digest);
-        println!("cargo:rerun-if-changed={}", f.display());
         let name = f.file_name().unwrap().to_string_lossy();
+        digest.part(name.as_bytes());
+        digest.part(&fs::read(f).unwrap());
+        println!("cargo:rerun-if-changed={}", f.display());
         out.push_str(&format!(
             "    ({name:?}, include_str!({:?})),\n",
             f.display().to_string()
@@ -31,7 +57,23 @@ fn main() {
     out.push_str("];\n");
     out.push_str(&format!(
         "/// Digest of the shipped packs.\npub const BUILTIN_DIGEST: u64 = {};\n",
-        std::hash::Hasher::finish(&digest)
+        digest.0
+    ));
+    // The sources that define the snapshot's binary form: a change to one of them makes
+    // the embedded snapshot stale (the hook then compiles the packs per call until it is
+    // re-blessed; a test fails meanwhile) instead of decoding it as something else.
+    let root = Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap()).to_path_buf();
+    let mut schema = Fnv::new();
+    for f in SNAPSHOT_SCHEMA {
+        let path = root.join(f);
+        println!("cargo:rerun-if-changed={}", path.display());
+        schema.part(f.as_bytes());
+        let text = fs::read(&path).unwrap_or_else(|e| panic!("SNAPSHOT_SCHEMA lists {f}: {e}"));
+        schema.part(&text);
+    }
+    out.push_str(&format!(
+        "/// Digest of the sources that define the compiled snapshot's binary form.\npub const SNAPSHOT_SCHEMA: u64 = {};\n",
+        schema.0
     ));
     fs::write(
         Path::new(&env::var("OUT_DIR").unwrap()).join("builtin.rs"),

@@ -17,8 +17,10 @@
 //!   not parse, is treated as a miss and rebuilt — never trusted.
 //! * Only policies that loaded without error are cached.
 //!
-//! The checksum detects corruption, not tampering: whoever can write the
-//! cache directory can as well write the policy files.
+//! The checksum detects corruption, not tampering; `runtime::cached::decide` also
+//! checks that a snapshot holds exactly the rule ids and exemptions of its sources.
+//! The shipped packs never use this cache: their snapshot is compiled ahead of time and
+//! embedded in the binary ([`Embedded`], `policies/builtin.snapshot`).
 
 use super::fnv::fnv1a;
 use super::prefilter::Requirement;
@@ -28,7 +30,8 @@ use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const MAGIC: &str = "warden-snapshot-v5";
+/// The snapshot format (files and the embedded snapshot).
+pub(crate) const MAGIC: &str = "warden-snapshot-v5";
 
 /// Hooks whose snapshots are cached.
 pub const CACHED_HOOKS: [Hook; 2] = [Hook::PreToolCall, Hook::PreLlmCall];
@@ -81,6 +84,10 @@ pub(crate) struct Snapshot<'a> {
     #[serde(borrow)]
     pub(crate) rules: Vec<&'a [u8]>,
     pub(crate) exemptions: Vec<Exemption>,
+    /// For each regex the rules test, the literals one of which every match contains
+    /// (ASCII-lowercase; regexes with none are absent): the hook skips building a regex
+    /// whose needles a short text lacks (see `compile::LazyRegex::is_match`).
+    pub(crate) needles: Vec<(String, Vec<String>)>,
 }
 
 impl Snapshot<'_> {
@@ -137,6 +144,69 @@ pub struct Expected {
     pub exempts: Vec<String>,
 }
 
+/// The home directory the shipped packs' embedded snapshot is compiled for: an absolute
+/// path no real home is. `~` reaches the compiled form only in the prefilter requirements'
+/// path literals, so the snapshot is the same for every user and [`rehome`] puts the
+/// running user's home in place of this one.
+pub(crate) const SENTINEL_HOME: &str = "/\u{1}home\u{1}";
+
+/// Put `home` in place of [`SENTINEL_HOME`] in requirements compiled for it. A literal
+/// that cannot be resolved (no home, or a home `~` does not expand under) drops its whole
+/// requirement: the rule is then admitted for every event (slower, never weaker).
+pub(crate) fn rehome(requirements: &mut [Option<Requirement>], home: Option<&str>) {
+    for slot in requirements.iter_mut() {
+        let Some(req) = slot else { continue };
+        let mut resolved = true;
+        for lit in req.parts.iter_mut().flat_map(|(_, lits)| lits.iter_mut()) {
+            if let Some(rest) = lit.strip_prefix(SENTINEL_HOME) {
+                let expanded = format!("~{rest}");
+                match home.and_then(|h| crate::paths::normalize(&expanded, None, Some(h))) {
+                    Some(p) => *lit = p,
+                    None => resolved = false,
+                }
+            }
+        }
+        if !resolved {
+            *slot = None;
+        }
+    }
+}
+
+/// The shipped packs compiled ahead of time (`policies/builtin.snapshot`, embedded in the
+/// binary): the snapshot body of each cached hook's part, compiled for [`SENTINEL_HOME`],
+/// with what it was compiled from. The hook decides the shipped packs from this alone,
+/// so nothing on disk (which the agent might write) takes part in their decisions.
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+pub(crate) struct Embedded<'a> {
+    /// [`MAGIC`] of the snapshot format.
+    pub(crate) magic: String,
+    /// The warden version that compiled it.
+    pub(crate) version: String,
+    /// The packs' digest (`BUILTIN_DIGEST`) and the snapshot schema's (`SNAPSHOT_SCHEMA`).
+    pub(crate) digests: (u64, u64),
+    /// `(hook name, snapshot body)` for each cached hook whose part can be stored.
+    #[serde(borrow)]
+    pub(crate) parts: Vec<(String, &'a [u8])>,
+}
+
+impl<'a> Embedded<'a> {
+    /// Parse embedded bytes; `None` unless they were compiled by this version from these
+    /// packs with this schema (a stale file: the caller compiles the packs instead).
+    pub(crate) fn current(bytes: &'a [u8], digests: (u64, u64)) -> Option<Embedded<'a>> {
+        let e: Embedded = postcard::from_bytes(bytes).ok()?;
+        (e.magic == MAGIC && e.version == env!("CARGO_PKG_VERSION") && e.digests == digests)
+            .then_some(e)
+    }
+
+    /// The body for `hook`, if its part is embedded.
+    pub(crate) fn part(&self, hook: Hook) -> Option<&'a [u8]> {
+        self.parts
+            .iter()
+            .find(|(h, _)| h == hook.name())
+            .map(|(_, b)| *b)
+    }
+}
+
 /// The snapshot body of a hook's policy part and its rules' requirements.
 pub(crate) fn encode(
     part: &CheckedPolicy,
@@ -147,12 +217,54 @@ pub(crate) fn encode(
         .iter()
         .map(postcard::to_stdvec)
         .collect::<Result<Vec<_>, _>>()?;
+    let mut regexes = Vec::new();
+    for r in &part.rules {
+        regexes_of(&r.when, &mut regexes);
+        if let Some(u) = &r.unless {
+            regexes_of(u, &mut regexes);
+        }
+    }
+    regexes.sort();
+    regexes.dedup();
+    let needles = regexes
+        .into_iter()
+        .filter_map(|re| {
+            let lits = super::prefilter::regex_literals(&re)?;
+            Some((re, lits))
+        })
+        .collect();
     postcard::to_stdvec(&Snapshot {
         ids: part.rules.iter().map(|r| r.id.clone()).collect(),
         requirements,
         rules: rules.iter().map(Vec::as_slice).collect(),
         exemptions: part.exemptions.clone(),
+        needles,
     })
+}
+
+/// The sources of the regexes a condition tests (`matches`, also inside `command … with
+/// arg matches`).
+fn regexes_of(e: &crate::check::ir::Expr, out: &mut Vec<String>) {
+    use crate::check::ir::{Expr, Qual, ShellTest, Test};
+    fn test(t: &Test, out: &mut Vec<String>) {
+        match t {
+            Test::Matches { regex } => out.push(regex.clone()),
+            Test::Shell(ShellTest::Command { quals, .. }) => {
+                for q in quals {
+                    if let Qual::Arg(t) = q {
+                        test(t, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    match e {
+        Expr::And(v) | Expr::Or(v) => v.iter().for_each(|c| regexes_of(c, out)),
+        Expr::Not(c) => regexes_of(c, out),
+        Expr::Atom(a) => test(&a.test, out),
+        Expr::Const(_) => {}
+    }
 }
 
 /// Read a snapshot body (`load`'s output); `None` if it does not parse.

@@ -62,15 +62,31 @@ pub struct CompileError {
 }
 
 /// A regex compiled on first use (or at compile time when eager).
+///
+/// A hook process tests most regexes once, so building one is most of what a test
+/// costs. When the compiled-policy snapshot says which literals every match must contain
+/// (`needles`, ASCII-lowercase, from the prefilter's extraction), a short text holding
+/// none of them is a non-match without building the regex.
 pub(crate) struct LazyRegex {
     pub(crate) source: String,
+    needles: Option<Vec<String>>,
     cell: OnceLock<regex::bytes::Regex>,
 }
 
+/// Texts up to this long are checked for a lazy regex's needles before it is built;
+/// longer ones go to the regex (its own prefilter), so each byte is read a bounded number
+/// of times.
+const NEEDLE_CHECK_MAX: usize = 4096;
+
 impl LazyRegex {
-    fn new(source: String, eager: bool) -> Result<LazyRegex, regex::Error> {
+    fn new(
+        source: String,
+        eager: bool,
+        needles: Option<Vec<String>>,
+    ) -> Result<LazyRegex, regex::Error> {
         let me = LazyRegex {
             source,
+            needles,
             cell: OnceLock::new(),
         };
         if eager {
@@ -91,6 +107,23 @@ impl LazyRegex {
             Err(_) => None,
         }
     }
+
+    /// True if the regex matches somewhere in `text`: false without building it when the
+    /// regex is not built yet and a short `text` holds none of its needles.
+    pub(crate) fn is_match(&self, text: &[u8]) -> bool {
+        if let (None, Some(needles)) = (self.cell.get(), &self.needles) {
+            if text.len() <= NEEDLE_CHECK_MAX {
+                let lower = text.to_ascii_lowercase();
+                let found = needles
+                    .iter()
+                    .any(|n| memchr::memmem::find(&lower, n.as_bytes()).is_some());
+                if !found {
+                    return false;
+                }
+            }
+        }
+        self.get().is_some_and(|re| re.is_match(text))
+    }
 }
 
 /// Compile a policy regex, in the mode [`crate::syntax::parse_regex`]
@@ -99,11 +132,19 @@ impl LazyRegex {
 /// folding, as in the redaction engine — what a shell and most wire formats
 /// mean, and several times faster to compile than Unicode tables, which a
 /// hook process pays per call — unless the pattern needs Unicode (`\p{…}`).
+///
+/// The pattern is built in ASCII mode first and, only if that is refused, in Unicode mode:
+/// the same choice as [`crate::syntax::regex_needs_unicode`] (whose parser is configured
+/// as a bytes regex in ASCII mode) without parsing the pattern twice in the common case.
 fn build_regex(source: &str) -> Result<regex::bytes::Regex, regex::Error> {
-    let unicode = crate::syntax::regex_needs_unicode(source);
     regex::bytes::RegexBuilder::new(source)
-        .unicode(unicode)
+        .unicode(false)
         .build()
+        .or_else(|_| {
+            regex::bytes::RegexBuilder::new(source)
+                .unicode(true)
+                .build()
+        })
 }
 
 /// A glob set built on first use (or at compile time when eager): building
@@ -173,13 +214,19 @@ pub(crate) struct CAtom {
     built: OnceLock<CTest>,
     /// `$HOME` for path targets, when built lazily.
     home: Option<std::sync::Arc<str>>,
+    /// The needles of lazy regexes (from a snapshot), when built lazily.
+    needles: Needles,
 }
+
+/// Needles of lazy regexes by source (see [`LazyRegex`]), shared by a set's atoms.
+type Needles = std::sync::Arc<std::collections::HashMap<String, Vec<String>>>;
 
 impl CAtom {
     /// The ready-to-run test.
     pub(crate) fn test(&self) -> &CTest {
         self.built.get_or_init(|| {
-            let b = Builder::with(self.home.clone(), false);
+            let mut b = Builder::with(self.home.clone(), false);
+            b.needles = self.needles.clone();
             // Lazy building cannot fail: regexes and globs are built on use, and the
             // checker already validated them (a failure there makes them never match).
             b.test(&self.source, None)
@@ -601,6 +648,8 @@ struct Builder {
     /// `$HOME` for path targets, shared with the atoms that build lazily
     home: Option<std::sync::Arc<str>>,
     eager: bool,
+    /// Needles of lazy regexes, by source (from a snapshot: [`cache::Snapshot::needles`]).
+    needles: Needles,
 }
 
 /// The matcher set of a cached hook part, for one event: the prefilter runs over the
@@ -652,6 +701,7 @@ pub(crate) fn compile_for_event(
         set.index(hook).candidates(&memo, &mut |_, _| {})
     };
     let mut b = Builder::with(opts.home.as_deref().map(Into::into), false);
+    b.needles = std::sync::Arc::new(std::mem::take(&mut snap.needles).into_iter().collect());
     for (w, word) in bits.iter().enumerate() {
         let mut word = *word;
         while word != 0 {
@@ -696,6 +746,7 @@ impl Builder {
             atoms: Vec::new(),
             home,
             eager,
+            needles: Default::default(),
         }
     }
 
@@ -763,7 +814,8 @@ impl Builder {
     }
 
     fn regex(&self, source: &str, origin: Option<&Origin>) -> Result<LazyRegex, CompileError> {
-        LazyRegex::new(source.to_string(), self.eager).map_err(|e| CompileError {
+        let needles = self.needles.get(source).cloned();
+        LazyRegex::new(source.to_string(), self.eager, needles).map_err(|e| CompileError {
             location: origin.map_or_else(|| "<policy>".into(), Origin::location),
             message: e.to_string(),
         })
@@ -785,6 +837,7 @@ impl Builder {
                     source: a.test,
                     built,
                     home: self.home.clone(),
+                    needles: self.needles.clone(),
                 });
                 Node::Atom((self.atoms.len() - 1) as u32)
             }
@@ -943,5 +996,63 @@ impl Builder {
                 with: with.clone(),
             },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{build_regex, prefilter::regex_literals, LazyRegex, NEEDLE_CHECK_MAX};
+
+    /// A lazy regex with needles is not built for a short text that lacks them all, and
+    /// decides every text as the regex does.
+    #[test]
+    fn needles_spare_building_a_regex() {
+        let src = r"(?i)^(?:core\.(?:pager|editor)|alias\.[^=]+=\s*!)";
+        let needles = regex_literals(src);
+        assert!(needles.is_some(), "{needles:?}");
+        let lazy = LazyRegex::new(src.into(), false, needles).unwrap();
+        let plain = build_regex(src).unwrap();
+        assert!(!lazy.is_match(b"status"));
+        assert!(
+            lazy.cell.get().is_none(),
+            "built for a text without needles"
+        );
+        let long = "x".repeat(NEEDLE_CHECK_MAX + 1);
+        for text in [
+            "--short",
+            "CORE.Pager=less",
+            "alias.x=!sh",
+            "xcore.pager",
+            &long,
+        ] {
+            assert_eq!(
+                lazy.is_match(text.as_bytes()),
+                plain.is_match(text.as_bytes()),
+                "{text}"
+            );
+        }
+        assert!(lazy.cell.get().is_some());
+    }
+
+    /// A policy regex is read in ASCII mode unless it needs Unicode, the way the
+    /// checker and the prefilter read it (`syntax::regex_needs_unicode`).
+    #[test]
+    fn regexes_are_ascii_unless_they_need_unicode() {
+        for (src, text, matches) in [
+            (r"^\w+$", "abc", true),
+            (r"^\w+$", "é", false),          // ASCII \w
+            (r"(?i)^K$", "\u{212a}", false), // ASCII case folding: no Kelvin sign
+            (r"^\p{Greek}+$", "αβ", true),   // needs Unicode
+            (r"\xff", "\u{ff}", false),      // the byte 0xff, not U+00FF
+        ] {
+            let re = build_regex(src).unwrap();
+            assert_eq!(re.is_match(text.as_bytes()), matches, "{src} on {text}");
+            assert_eq!(
+                crate::syntax::regex_needs_unicode(src),
+                src.contains(r"\p"),
+                "{src}"
+            );
+        }
+        assert!(build_regex(r"(").is_err());
     }
 }

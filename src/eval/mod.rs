@@ -547,9 +547,7 @@ fn test_value(t: &CTest, v: &Val, event: &Event, home: Option<&str>) -> bool {
             str_test(v, needles, *nocase, |h, n| h.starts_with(n))
         }
         CTest::EndsWith { needles, nocase } => str_test(v, needles, *nocase, |h, n| h.ends_with(n)),
-        CTest::Matches(re) => re
-            .get()
-            .is_some_and(|re| re.is_match(v.as_text().as_bytes())),
+        CTest::Matches(re) => re.is_match(v.as_text().as_bytes()),
         CTest::Glob(g) => g.get().is_match(v.as_text().as_ref()),
         CTest::Under(targets) => crate::paths::normalize(&v.as_text(), event.cwd.as_deref(), home)
             .is_some_and(|p| under_any(&p, targets, event, home)),

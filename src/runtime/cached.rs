@@ -59,8 +59,17 @@ pub fn decide(
     cache_dir: Option<&Path>,
 ) -> Result<Decision, LoadError> {
     let hook = event.hook;
+    // The shipped packs never touch the disk cache: they are decided from the snapshot
+    // compiled into the binary, or compiled here if that is stale or lacks the hook.
+    let builtin = matches!(source, Source::Builtin);
+    if builtin {
+        let key = policy::builtin_key(opts);
+        if let Some(decided) = decide_embedded(EMBEDDED, event, opts, key) {
+            return decided;
+        }
+    }
     let (sources, key) = source.read(opts)?;
-    let cache_dir = cache_dir.filter(|_| compile::cache::CACHED_HOOKS.contains(&hook));
+    let cache_dir = cache_dir.filter(|_| !builtin && compile::cache::CACHED_HOOKS.contains(&hook));
     if let Some(dir) = cache_dir {
         let body = compile::cache::load(dir, key, hook);
         let snap = body
@@ -96,6 +105,44 @@ pub fn decide(
     Ok(Decision::of(&set, event, key))
 }
 
+/// The shipped packs compiled ahead of time, for every home ([`compile::cache::Embedded`]):
+/// `policies/builtin.snapshot`, written by the test `embedded_snapshot_is_current`
+/// (`WARDEN_BLESS=1 cargo test --lib embedded_snapshot_is_current`), which fails while the
+/// file differs from what the packs and this code compile to.
+static EMBEDDED: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/policies/builtin.snapshot"
+));
+
+/// Decide `event` on the shipped packs from `embedded` ([`EMBEDDED`]): the home put into the
+/// prefilter's path literals, exemptions expired since it was compiled dropped, and only
+/// the rules the prefilter admits decoded and compiled. `None` if the file is stale (other
+/// packs, version or schema), lacks the event's hook or does not decode: the caller then
+/// compiles the packs.
+fn decide_embedded(
+    embedded: &[u8],
+    event: &Event,
+    opts: &CompileOptions,
+    key: u64,
+) -> Option<Result<Decision, LoadError>> {
+    let digests = (policy::BUILTIN_DIGEST, policy::SNAPSHOT_SCHEMA);
+    let embedded = compile::cache::Embedded::current(embedded, digests)?;
+    let mut snap = compile::cache::decode(embedded.part(event.hook)?)?;
+    if snap.ids.is_empty() {
+        return Some(Err(LoadError::NoRules {
+            hook: event.hook.name(),
+        }));
+    }
+    compile::cache::rehome(&mut snap.requirements, opts.home.as_deref());
+    if snap.exemptions.iter().any(|e| e.until.is_some()) {
+        let today = crate::date::today();
+        snap.exemptions
+            .retain(|e| e.until.as_deref().is_none_or(|u| u >= today.as_str()));
+    }
+    let set = compile::compile_for_event(snap, event, opts)?;
+    Some(Ok(Decision::of(&set, event, key)))
+}
+
 /// The verdict and key of [`decide`] (the shape the tests were written for).
 #[cfg(test)]
 fn decide_for_hook(
@@ -115,17 +162,13 @@ mod tests {
     use std::path::PathBuf;
 
     /// The cached hook path decodes and compiles only the rules the prefilter admits for
-    /// its event; it must decide every event exactly as the whole policy does.
+    /// its event, from a disk snapshot (policy files) or from the snapshot embedded in the
+    /// binary (the shipped packs, compiled for a sentinel home); it must decide every event
+    /// exactly as the whole policy does, for any home.
     #[test]
     fn cached_hook_decisions_equal_the_whole_policy() {
-        let opts = CompileOptions {
-            lazy: true,
-            home: Some("/home/user".into()),
-        };
-        let whole = compile::compile(&Policy::builtin().unwrap().checked, &opts).unwrap();
-        let dir = tempfile::tempdir().unwrap();
         let root = env!("CARGO_MANIFEST_DIR");
-        // The shipped packs as policy files: the built-in source never uses the cache.
+        // The shipped packs as policy files, which go through the disk cache.
         let packs = Source::Paths(
             BUILTIN_PACKS
                 .iter()
@@ -144,6 +187,9 @@ mod tests {
             for path in [
                 "/etc/passwd",
                 "~/.ssh/id_rsa",
+                "~/.bashrc",
+                "/root/.aws/credentials",
+                "/home/user/.ssh/authorized_keys",
                 "/tmp/x",
                 "src/main.rs",
                 ".env",
@@ -153,23 +199,65 @@ mod tests {
                     .push(json!({"tool_name": tool, "tool_input": {"path": path, "content": "x"}}));
             }
         }
-        let mut blocked = 0;
-        for mut p in payloads {
-            p["hook_event_name"] = json!("pre_tool_call");
-            p["cwd"] = json!("/home/user/project");
-            let event = crate::host::hermes::parse_event(&p).unwrap();
-            let want = whole.evaluate(&event);
-            // first call fills the cache (whole part), the second decides from it
-            for _ in 0..2 {
-                let (got, _) = decide_for_hook(&packs, &event, &opts, Some(dir.path())).unwrap();
-                assert_eq!(got, want, "{p}");
+        for home in ["/home/user", "/root"] {
+            let opts = CompileOptions {
+                lazy: true,
+                home: Some(home.into()),
+            };
+            let whole = compile::compile(&Policy::builtin().unwrap().checked, &opts).unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            let mut blocked = 0;
+            for p in &payloads {
+                let mut p = p.clone();
+                p["hook_event_name"] = json!("pre_tool_call");
+                p["cwd"] = json!(format!("{home}/project"));
+                let event = crate::host::hermes::parse_event(&p).unwrap();
+                let want = whole.evaluate(&event);
+                // first call fills the cache (whole part), the second decides from it
+                for _ in 0..2 {
+                    let (got, _) =
+                        decide_for_hook(&packs, &event, &opts, Some(dir.path())).unwrap();
+                    assert_eq!(got, want, "{home}: {p}");
+                }
+                let embedded =
+                    decide_embedded(EMBEDDED, &event, &opts, 0).expect("embedded is current");
+                assert_eq!(embedded.unwrap().verdict, want, "embedded, {home}: {p}");
+                blocked += usize::from(!matches!(want.decision, crate::Decision::Allow));
             }
-            blocked += usize::from(!matches!(want.decision, crate::Decision::Allow));
+            assert!(
+                blocked > 200,
+                "the corpus should exercise blocking rules: {blocked}"
+            );
         }
-        assert!(
-            blocked > 200,
-            "the corpus should exercise blocking rules: {blocked}"
-        );
+    }
+
+    /// The sentinel home is replaced by the user's in the prefilter's path literals (with
+    /// `~` expanded as everywhere else), and a requirement that cannot be resolved is
+    /// dropped rather than kept unsatisfiable.
+    #[test]
+    fn rehome_puts_the_home_into_path_literals() {
+        use compile::cache::{rehome, SENTINEL_HOME};
+        use compile::prefilter::Requirement;
+        let req = |lits: &[&str]| {
+            Some(Requirement {
+                parts: vec![(
+                    crate::event::Field::Tool,
+                    lits.iter().map(|l| l.to_string()).collect(),
+                )],
+            })
+        };
+        let sentinel = |rest: &str| format!("{SENTINEL_HOME}{rest}");
+        let mut reqs = vec![
+            req(&[&sentinel("/.ssh"), "/etc"]),
+            req(&[&sentinel("")]),
+            None,
+        ];
+        rehome(&mut reqs, Some("/home/u/"));
+        assert_eq!(reqs[0], req(&["/home/u/.ssh", "/etc"]));
+        assert_eq!(reqs[1], req(&["/home/u"]));
+        let mut reqs = vec![req(&[&sentinel("/.ssh")]), req(&["/etc"])];
+        rehome(&mut reqs, None);
+        assert_eq!(reqs, vec![None, req(&["/etc"])]);
     }
 }
 
@@ -285,8 +373,93 @@ rule fs.root {
         }
     }
 
-    /// The shipped packs' snapshot has the same name and content on every machine of a
-    /// release: a forged one in its place (an empty rule set) is rejected too.
+    /// What `policies/builtin.snapshot` must hold: the shipped packs compiled by this code.
+    fn compile_embedded() -> Vec<u8> {
+        embed(&Policy::builtin().unwrap())
+    }
+
+    /// `p` compiled the way the shipped packs are embedded.
+    fn embed(p: &Policy) -> Vec<u8> {
+        use compile::cache::{self, Embedded};
+        let opts = CompileOptions {
+            lazy: true,
+            home: Some(cache::SENTINEL_HOME.into()),
+        };
+        let bodies: Vec<(String, Vec<u8>)> = cache::CACHED_HOOKS
+            .iter()
+            .filter_map(|&hook| {
+                let part = cache::for_hook(&p.checked, hook);
+                let set = compile::compile(&part, &opts).unwrap();
+                cache::cacheable(&part).then(|| {
+                    (
+                        hook.name().to_string(),
+                        cache::encode(&part, set.requirements()).unwrap(),
+                    )
+                })
+            })
+            .collect();
+        postcard::to_stdvec(&Embedded {
+            magic: cache::MAGIC.into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            digests: (policy::BUILTIN_DIGEST, policy::SNAPSHOT_SCHEMA),
+            parts: bodies
+                .iter()
+                .map(|(h, b)| (h.clone(), b.as_slice()))
+                .collect(),
+        })
+        .unwrap()
+    }
+
+    /// A rule whose prefilter requirement is a path under `~` decides from an embedded
+    /// snapshot (compiled for the sentinel home) exactly as when compiled for the user's
+    /// home, for two homes: the requirement's literal is the user's home, not the sentinel.
+    #[test]
+    fn embedded_snapshots_follow_the_users_home() {
+        let text = "rule files.home {\n  on pre_tool_call\n  when path(args.path) under [\"~/.secret\"]\n  block \"no\"\n}\n";
+        let policy = Policy::from_sources(vec![("p.warden".into(), text.into())]).unwrap();
+        let bytes = embed(&policy);
+        for home in ["/home/a", "/root/"] {
+            let o = opts(home);
+            for (path, block) in [
+                (format!("{home}/.secret/k"), true),
+                ("~/.secret".to_string(), true),
+                ("/home/b/.secret/k".to_string(), home == "/home/b"),
+                ("/tmp/x".to_string(), false),
+            ] {
+                let e = event("read_file", json!({ "path": path }));
+                let d = decide_embedded(&bytes, &e, &o, 0).unwrap().unwrap();
+                assert_eq!(blocked(&d.verdict), block, "{home}: {path}");
+            }
+        }
+    }
+
+    /// `policies/builtin.snapshot` is exactly what the shipped packs compile to with this
+    /// code. `WARDEN_BLESS=1` rewrites it (after a pack or schema change).
+    #[test]
+    fn embedded_snapshot_is_current() {
+        let fresh = compile_embedded();
+        if std::env::var_os("WARDEN_BLESS").is_some() {
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/policies/builtin.snapshot");
+            std::fs::write(path, &fresh).unwrap();
+            return;
+        }
+        assert!(
+            fresh == EMBEDDED,
+            "policies/builtin.snapshot is stale (a pack, the version or the snapshot schema \
+             changed): run `WARDEN_BLESS=1 cargo test --lib embedded_snapshot_is_current`"
+        );
+        let e = compile::cache::Embedded::current(
+            EMBEDDED,
+            (policy::BUILTIN_DIGEST, policy::SNAPSHOT_SCHEMA),
+        );
+        assert!(e.is_some_and(|e| e.part(Hook::PreToolCall).is_some()));
+    }
+
+    /// Issue 15 item 1(a): the shipped packs are decided from the snapshot compiled into
+    /// the binary and never from the disk cache, whose file name and content for them
+    /// would be the same on every machine of a release. Neither an empty rule set nor the
+    /// real rule ids with every condition made false (a forgery an id check cannot see),
+    /// placed under their key, weakens a decision; and nothing is written there.
     #[test]
     fn forged_builtin_snapshots_are_rejected() {
         let cache = tempfile::tempdir().unwrap();
@@ -294,10 +467,22 @@ rule fs.root {
         let rm = event("terminal", json!({"command": "rm -rf /"}));
         let (v, key) = decide_for_hook(&Source::Builtin, &rm, &o, Some(cache.path())).unwrap();
         assert!(blocked(&v));
-        let empty = compile::cache::encode(&CheckedPolicy::default(), Vec::new()).unwrap();
-        compile::cache::store(cache.path(), key, Hook::PreToolCall, &empty).unwrap();
-        let (v, _) = decide_for_hook(&Source::Builtin, &rm, &o, Some(cache.path())).unwrap();
-        assert!(blocked(&v), "{v:?}");
+        assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+        let mut hollow =
+            compile::cache::for_hook(&Policy::builtin().unwrap().checked, Hook::PreToolCall);
+        for r in &mut hollow.rules {
+            r.when = check::ir::Expr::Const(false);
+        }
+        let n = hollow.rules.len();
+        let forgeries = [
+            compile::cache::encode(&CheckedPolicy::default(), Vec::new()).unwrap(),
+            compile::cache::encode(&hollow, vec![None; n]).unwrap(),
+        ];
+        for forged in forgeries {
+            compile::cache::store(cache.path(), key, Hook::PreToolCall, &forged).unwrap();
+            let (v, _) = decide_for_hook(&Source::Builtin, &rm, &o, Some(cache.path())).unwrap();
+            assert!(blocked(&v), "{v:?}");
+        }
     }
 
     /// The line scan of the canonical layout finds what a parse finds, on every shipped
