@@ -2,6 +2,14 @@
 
     WARDEN_BIN=target/release/warden ~/.cache/warden/hermes-venv-0.19.0/bin/python benches/plugin_latency.py [N]
 
+Side by side (the machine is shared: compare two builds under the same load):
+
+    ~/.cache/warden/hermes-venv-0.19.0/bin/python benches/plugin_latency.py N --compare BASE_BIN NEW_BIN [--rounds R]
+
+runs R rounds (default 3), each measuring BASE then NEW in fresh processes, and prints every
+round's medians, the median of the rounds per build, and NEW/BASE ratios. Each build brings
+its own plugin (`warden install hermes --plugin` writes the files embedded in the binary).
+
 Installs the plugin with `warden install hermes --plugin` into a temporary HERMES_HOME,
 lets Hermes's own plugin manager load it, and times (perf_counter_ns, N iterations each,
 after a warm-up):
@@ -9,7 +17,7 @@ after a warm-up):
   decision   a pre_tool_call decision: callback -> warden serve -> answer, through
              Hermes's own `invoke_hook("pre_tool_call", ...)`; every call has new
              arguments, so the plugin's per-call memo never answers
-  direct     the same decision through the plugin's client alone (no Hermes dispatch)
+  direct     the same decision through the plugin's decision function alone (no Hermes dispatch)
   redact4k   redaction of a 4 KiB tool result (a build log with two secrets) through the
              plugin's result path (the tool_execution middleware's redaction step)
   clean4k    the same for a 4 KiB result with nothing to redact
@@ -65,10 +73,8 @@ def main():
         assert not res, res
 
     def direct(i):
-        d = w.client.request({"op": "decide", "payload": {
-            "hook_event_name": "pre_tool_call", "tool_name": "terminal",
-            "tool_input": {"command": "git status --short %d" % i}}})
-        assert d["decision"]["action"] == "allow", d
+        d = w.decide_tool("terminal", {"command": "git status --short %d" % i})
+        assert d["action"] == "allow", d
 
     line = "2026-12-03T05:00:00Z builder[4242]: step %04d compiled module core::engine in 12.5ms ok\n"
     body = "".join(line % i for i in range(60))
@@ -101,5 +107,33 @@ def main():
     print(json.dumps(results, indent=2))
 
 
+KEYS = ("decision", "direct", "redact4k", "redact4k_json", "clean4k")
+
+
+def compare(base, new, rounds):
+    runs = {base: [], new: []}
+    for r in range(rounds):
+        for b in (base, new):
+            out = subprocess.run([sys.executable, os.path.abspath(__file__), str(N)],
+                                 env=dict(os.environ, WARDEN_BIN=b), capture_output=True, text=True)
+            if out.returncode != 0:
+                sys.exit("%s failed: %s" % (b, out.stderr[-2000:]))
+            res = json.loads(out.stdout)
+            runs[b].append(res)
+            print("round %d %-40s load %.1f  %s" % (r + 1, b, res["loadavg_1m"], "  ".join(
+                "%s %.1f" % (k, res[k]["median_us"]) for k in KEYS)), file=sys.stderr)
+    med = {b: {k: round(statistics.median(x[k]["median_us"] for x in runs[b]), 1) for k in KEYS}
+           for b in runs}
+    print(json.dumps({"n": N, "rounds": rounds, "base": base, "new": new,
+                      "median_of_round_medians_us": med,
+                      "ratio_new_over_base": {k: round(med[new][k] / med[base][k], 2) for k in KEYS}},
+                     indent=2))
+
+
 if __name__ == "__main__":
-    main()
+    if "--compare" in sys.argv:
+        i = sys.argv.index("--compare")
+        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 3
+        compare(sys.argv[i + 1], sys.argv[i + 2], rounds)
+    else:
+        main()

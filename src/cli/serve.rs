@@ -5,14 +5,16 @@
 
 use super::PolicyArgs;
 use serde_json::Value;
-use std::io::{BufRead, Write};
+use std::fs::File;
+use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use warden::paths::expand_home;
 use warden::policy::Source;
-use warden::serve::{error_line, Config, Engine, DEFAULT_MAX_REQUEST};
+use warden::redact::KnownValues;
+use warden::serve::{error_line, parse_request, Config, Engine, Response, DEFAULT_MAX_REQUEST};
 use warden::CompileOptions;
 
 /// `--help` epilogue.
@@ -21,6 +23,8 @@ pub(crate) const AFTER_HELP: &str = "Protocol (version 1), one JSON object per l
   {\"id\":2,\"op\":\"decide\",\"payload\":{\"hook_event_name\":\"pre_tool_call\",\"tool_name\":\"terminal\",\"tool_input\":{\"command\":\"rm -rf /\"}}}
   {\"id\":3,\"op\":\"redact\",\"event\":\"transform_tool_result\",\"texts\":[\"...\"]}
   {\"id\":4,\"op\":\"status\"}
+A redact may send its texts raw: \"raw\":[N,...] (byte lengths) instead of \"texts\", the bytes
+right after the line; the answer then has \"raw\":[M or null,...] and the redacted bytes after its line.
 Every answer echoes the id and carries \"ok\" and the policy \"status\". A client must treat
 ok=false, a late answer or a missing one as a refusal.
 
@@ -48,6 +52,37 @@ pub(crate) struct Args {
     /// Write the serving status (policy hash, refused edit) as JSON to FILE, for `warden doctor`.
     #[arg(long, value_name = "FILE")]
     status_file: Option<PathBuf>,
+    /// Also mask, in every redaction, the exact values of this process's secret-looking
+    /// environment variables (the host's own secrets: the plugin's co-process inherits them).
+    #[arg(long)]
+    known_from_env: bool,
+    /// Also mask every line of FILE as a known value (with or without --known-from-env).
+    #[arg(long, value_name = "FILE")]
+    known_file: Option<PathBuf>,
+}
+
+/// Where answers go: stdout without its line buffering, so one answer is one `write`.
+type Out = Mutex<File>;
+
+/// The known values asked for, or the error that stops serving (never the values).
+fn known_values(a: &Args) -> Result<Option<Arc<KnownValues>>, String> {
+    if !a.known_from_env && a.known_file.is_none() {
+        return Ok(None);
+    }
+    let file = a.known_file.as_deref().map(expand_home);
+    let k = if a.known_from_env {
+        KnownValues::from_env_and_file(file.as_deref())
+    } else {
+        KnownValues::from_file(file.as_deref().unwrap_or(Path::new("")))
+    };
+    k.map(|k| Some(Arc::new(k)))
+        .map_err(|e| format!("cannot read the known-values file: {e}"))
+}
+
+/// This process's stdout as a plain file (a duplicate of fd 1).
+fn raw_stdout() -> std::io::Result<File> {
+    use std::os::fd::AsFd;
+    Ok(File::from(std::io::stdout().as_fd().try_clone_to_owned()?))
 }
 
 /// The request in flight, for the deadline watchdog.
@@ -68,19 +103,39 @@ pub(crate) fn run(a: Args) -> i32 {
     } else {
         Source::Paths(paths)
     };
+    let status_file = a.status_file.as_deref().map(expand_home);
+    let out: Arc<Out> = match raw_stdout() {
+        Ok(f) => Arc::new(Mutex::new(f)),
+        Err(e) => {
+            eprintln!("warden serve: cannot use stdout: {e}");
+            return 1;
+        }
+    };
+    let known = match known_values(&a) {
+        Ok(k) => k,
+        Err(cause) => {
+            eprintln!("warden serve: ERROR: {cause} — refusing every request");
+            write_status(status_file.as_deref(), None, &cause);
+            return refuse_all(&out, &cause, a.max_request);
+        }
+    };
+    if let Some(k) = &known {
+        // the count only: the values are never logged
+        eprintln!("warden serve: masking {} known value(s)", k.len());
+    }
     let config = Config {
         source,
         compile: CompileOptions::from_env(),
         audit: a.audit.as_deref().map(expand_home),
+        known,
     };
-    let status_file = a.status_file.as_deref().map(expand_home);
     let engine = match Engine::new(config) {
         Ok(e) => Arc::new(e),
         Err(e) => {
             let cause = format!("cannot load the policy: {e}");
             eprintln!("warden serve: ERROR: {cause} — refusing every request");
             write_status(status_file.as_deref(), None, &cause);
-            return refuse_all(&cause, a.max_request);
+            return refuse_all(&out, &cause, a.max_request);
         }
     };
     let l = engine.current();
@@ -92,7 +147,6 @@ pub(crate) fn run(a: Args) -> i32 {
     );
     write_status(status_file.as_deref(), Some(&engine), "ok");
     drop(l);
-    let out = Arc::new(Mutex::new(std::io::stdout()));
     let inflight = Arc::new(Inflight {
         seq: AtomicU64::new(0),
         started_ms: AtomicU64::new(0),
@@ -115,8 +169,10 @@ pub(crate) fn run(a: Args) -> i32 {
         );
     }
     let stdin = std::io::stdin();
-    let mut input = stdin.lock();
+    let mut input = std::io::BufReader::with_capacity(64 << 10, stdin.lock());
     let mut buf = Vec::with_capacity(4096);
+    let mut body = Vec::new();
+    let mut wire = Vec::with_capacity(4096);
     let mut seq = 0u64;
     loop {
         buf.clear();
@@ -129,25 +185,56 @@ pub(crate) fn run(a: Args) -> i32 {
         };
         let response = match line {
             Line::Eof => return 0,
-            Line::TooLong => error_line(
+            Line::TooLong => engine.reject(
                 Value::Null,
-                &format!("request larger than {} bytes", a.max_request),
-                &engine.status(),
+                format!("request larger than {} bytes", a.max_request),
             ),
             Line::Full => {
                 if buf.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
                 seq += 1;
-                if let Ok(mut g) = inflight.id.lock() {
-                    *g = peek_id(&buf);
-                }
                 inflight.started_ms.store(
                     inflight.epoch.elapsed().as_millis() as u64,
                     Ordering::SeqCst,
                 );
+                let req = match parse_request(&buf) {
+                    Ok(r) => r,
+                    Err((id, e)) => {
+                        if !send(&out, &engine.reject(id, e), &mut wire) {
+                            return 0;
+                        }
+                        continue;
+                    }
+                };
+                let n = req.body_len();
+                body.clear();
+                if n > a.max_request {
+                    // the client sent the bytes anyway: read past them to stay in step
+                    if skip(&mut input, n).is_err() {
+                        return 0;
+                    }
+                    let r = engine.reject(
+                        req.id.clone(),
+                        format!("request larger than {} bytes", a.max_request),
+                    );
+                    if !send(&out, &r, &mut wire) {
+                        return 0;
+                    }
+                    continue;
+                }
+                body.resize(n, 0);
+                if let Err(e) = input.read_exact(&mut body) {
+                    eprintln!(
+                        "warden serve: the raw body of a request was cut short ({e}); exiting"
+                    );
+                    return 0;
+                }
+                if let Ok(mut g) = inflight.id.lock() {
+                    *g = req.id.clone();
+                }
                 inflight.seq.store(seq, Ordering::SeqCst);
-                let r = engine.handle(&buf);
+                let r = engine.answer(&req, &body);
                 // the watchdog may have answered already (it zeroes `seq` when it does)
                 if inflight
                     .seq
@@ -159,41 +246,34 @@ pub(crate) fn run(a: Args) -> i32 {
                 r
             }
         };
-        if !send(&out, &response) {
+        if !send(&out, &response, &mut wire) {
             return 0;
         }
     }
 }
 
-/// Write one response line; false when stdout is gone (the client exited).
-fn send(out: &Mutex<std::io::Stdout>, v: &Value) -> bool {
-    let mut line = v.to_string().into_bytes();
-    line.push(b'\n');
+/// Read and drop `n` bytes.
+fn skip(r: &mut impl Read, n: usize) -> std::io::Result<()> {
+    let got = std::io::copy(&mut r.take(n as u64), &mut std::io::sink())?;
+    if (got as usize) < n {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(())
+}
+
+/// Write one answer in a single `write` (reusing `wire`); false when stdout is gone (the
+/// client exited).
+fn send(out: &Out, r: &Response, wire: &mut Vec<u8>) -> bool {
+    wire.clear();
+    r.write_to(wire);
     let mut g = match out.lock() {
         Ok(g) => g,
         Err(p) => p.into_inner(),
     };
-    g.write_all(&line).and_then(|_| g.flush()).is_ok()
+    g.write_all(wire).is_ok()
 }
 
-/// The request's id, cheaply, for a deadline answer (null if it has none).
-fn peek_id(line: &[u8]) -> Value {
-    #[derive(serde::Deserialize)]
-    struct Id {
-        id: Option<Value>,
-    }
-    serde_json::from_slice::<Id>(line)
-        .ok()
-        .and_then(|i| i.id)
-        .unwrap_or(Value::Null)
-}
-
-fn spawn_watchdog(
-    engine: Arc<Engine>,
-    out: Arc<Mutex<std::io::Stdout>>,
-    inflight: Arc<Inflight>,
-    deadline: Duration,
-) {
+fn spawn_watchdog(engine: Arc<Engine>, out: Arc<Out>, inflight: Arc<Inflight>, deadline: Duration) {
     let tick = (deadline / 4).clamp(Duration::from_millis(1), Duration::from_millis(50));
     std::thread::spawn(move || loop {
         std::thread::sleep(tick);
@@ -216,12 +296,11 @@ fn spawn_watchdog(
                 "warden serve: request {id} exceeded the deadline of {} ms",
                 deadline.as_millis()
             );
-            let r = error_line(
+            let r = engine.reject(
                 id,
-                &format!("deadline of {} ms exceeded", deadline.as_millis()),
-                &engine.status(),
+                format!("deadline of {} ms exceeded", deadline.as_millis()),
             );
-            if !send(&out, &r) {
+            if !send(&out, &r, &mut Vec::new()) {
                 return;
             }
         }
@@ -309,11 +388,11 @@ fn write_status(path: Option<&Path>, engine: Option<&Engine>, status: &str) {
 }
 
 /// No policy: every request is answered with the cause (the plugin refuses and says why).
-fn refuse_all(cause: &str, max: usize) -> i32 {
+fn refuse_all(out: &Out, cause: &str, max: usize) -> i32 {
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
-    let out = Mutex::new(std::io::stdout());
     let mut buf = Vec::new();
+    let mut wire = Vec::new();
     loop {
         buf.clear();
         match read_line(&mut input, max, &mut buf) {
@@ -322,7 +401,18 @@ fn refuse_all(cause: &str, max: usize) -> i32 {
             Ok(Line::Full) if buf.iter().all(u8::is_ascii_whitespace) => continue,
             Ok(Line::Full) => {}
         }
-        if !send(&out, &error_line(peek_id(&buf), cause, cause)) {
+        let (id, n) = match parse_request(&buf) {
+            Ok(r) => (r.id.clone(), r.body_len()),
+            Err((id, _)) => (id, 0),
+        };
+        if n > 0 && skip(&mut input, n).is_err() {
+            return 0;
+        }
+        let r = Response {
+            head: error_line(id, cause, cause),
+            body: Vec::new(),
+        };
+        if !send(out, &r, &mut wire) {
             return 0;
         }
     }
@@ -399,11 +489,5 @@ mod tests {
         assert_eq!(buf, b"last");
         buf.clear();
         assert_eq!(read_line(&mut r, 10, &mut buf).unwrap(), Line::Eof);
-    }
-
-    #[test]
-    fn peeks_ids() {
-        assert_eq!(peek_id(br#"{"id":5,"op":"x"}"#), serde_json::json!(5));
-        assert_eq!(peek_id(b"not json"), Value::Null);
     }
 }

@@ -11,6 +11,12 @@
 //! {"id": 10, "op": "status"}
 //! ```
 //!
+//! A `redact` may carry its texts raw instead, to spare both sides the JSON
+//! escaping of large strings: `"raw": [n1, n2]` (byte lengths) in place of
+//! `"texts"`, and the n1 + n2 bytes of UTF-8 follow the line directly. The
+//! answer then says `"raw": [m1, null]` (the redacted text's length, or null
+//! when nothing was found) and the changed texts' bytes follow its line.
+//!
 //! and every response echoes the id, says `ok`, and carries the policy
 //! `status` (`"ok"`, or why the last edit of the policy was refused and the
 //! last good one is still in force):
@@ -30,8 +36,10 @@ use crate::eval::{Decision, Verdict};
 use crate::event::{Event, Hook};
 use crate::host::HostSpec;
 use crate::policy;
+use crate::redact::KnownValues;
 use crate::runtime::{self, Payload, PolicyRef};
 use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -75,6 +83,9 @@ pub struct Config {
     pub compile: CompileOptions,
     /// Append one audit line per decision here.
     pub audit: Option<PathBuf>,
+    /// Exact values to mask in every redaction (the host process's own secrets), besides
+    /// the policy's rules. Built once; never logged.
+    pub known: Option<Arc<KnownValues>>,
 }
 
 /// The host the plugin runs in, from its `hello` (unknown until then).
@@ -228,52 +239,79 @@ impl Engine {
         }
     }
 
-    /// Answer one request line. Never panics on input; every error is a response.
+    /// Answer one request line without a raw body (the JSON answer's line only). Never
+    /// panics on input; every error is an answer.
     pub fn handle(&self, line: &[u8]) -> Value {
-        let (id, result) = match parse_request(line) {
-            Ok((id, req)) => {
-                let r = self.dispatch(&req);
-                (id, r)
-            }
-            Err((id, e)) => (id, Err(e)),
-        };
+        match parse_request(line) {
+            Ok(req) => self.answer(&req, &[]).head,
+            Err((id, e)) => self.reject(id, e).head,
+        }
+    }
+
+    /// Answer a parsed request; `body` holds the [`Request::body_len`] raw bytes that
+    /// followed its line.
+    pub fn answer(&self, req: &Request, body: &[u8]) -> Response {
+        let mut raw_out = Vec::new();
+        let result = self.dispatch(req, body, &mut raw_out);
         let mut out = Map::new();
-        out.insert("id".into(), id);
+        out.insert("id".into(), req.id.clone());
         match result {
-            Ok(Value::Object(m)) => {
+            Ok(m) => {
                 out.insert("ok".into(), Value::Bool(true));
                 out.extend(m);
             }
-            Ok(other) => {
-                out.insert("ok".into(), Value::Bool(true));
-                out.insert("result".into(), other);
-            }
             Err(e) => {
+                raw_out.clear();
                 out.insert("ok".into(), Value::Bool(false));
                 out.insert("error".into(), Value::String(e));
             }
         }
         out.insert("status".into(), Value::String(self.status()));
-        Value::Object(out)
+        Response {
+            head: Value::Object(out),
+            body: raw_out,
+        }
     }
 
-    fn dispatch(&self, req: &Map<String, Value>) -> Result<Value, String> {
-        let op = req
+    /// The answer to a request that could not be read or parsed.
+    pub fn reject(&self, id: Value, error: String) -> Response {
+        Response {
+            head: error_line(id, &error, &self.status()),
+            body: Vec::new(),
+        }
+    }
+
+    fn dispatch(
+        &self,
+        req: &Request,
+        body: &[u8],
+        raw_out: &mut Vec<u8>,
+    ) -> Result<Map<String, Value>, String> {
+        let f = &req.fields;
+        let op = f
             .get("op")
             .and_then(Value::as_str)
             .ok_or("request has no \"op\"")?;
-        match op {
-            "hello" => Ok(self.hello(req)),
+        if !req.raw.is_empty() && op != "redact" {
+            return Err(format!("op {op:?} takes no raw body"));
+        }
+        let v = match op {
+            "hello" => self.hello(f),
             "status" => {
                 let l = self.current();
-                Ok(json!({"policy_hash": l.hash, "policy": l.origin, "stale": self.stale()}))
+                json!({"policy_hash": l.hash, "policy": l.origin, "stale": self.stale(),
+                       "known_values": self.config.known.as_ref().map_or(0, |k| k.len())})
             }
             "decide" => {
-                let payload = req.get("payload").ok_or("decide without \"payload\"")?;
-                self.decide(payload)
+                let payload = f.get("payload").ok_or("decide without \"payload\"")?;
+                self.decide(payload)?
             }
-            "redact" => self.redact(req),
-            other => Err(format!("unknown op {other:?}")),
+            "redact" => return self.redact(req, body, raw_out),
+            other => return Err(format!("unknown op {other:?}")),
+        };
+        match v {
+            Value::Object(m) => Ok(m),
+            other => Ok(Map::from_iter([("result".to_string(), other)])),
         }
     }
 
@@ -292,6 +330,7 @@ impl Engine {
             "policy": l.origin,
             "rules": l.set().rule_count(),
             "capabilities": crate::host::hermes::plugin::capabilities(host, version),
+            "known_values": self.config.known.as_ref().map_or(0, |k| k.len()),
         })
     }
 
@@ -313,8 +352,9 @@ impl Engine {
             Ok(v) => {
                 // what the plugin enforces is the policy's decision itself (it has every mechanism)
                 rec.sent = rec.decision.clone();
-                if let Some(e) = &d.event {
-                    rec.args = redact_value(l.set(), &e.args);
+                // only worth redacting the arguments when they are written somewhere
+                if let (Some(e), Some(_)) = (&d.event, &self.config.audit) {
+                    rec.args = redact_value(l.set(), self.known(), &e.args);
                 }
                 Ok(json!({"decision": plugin_decision(v), "policy_hash": l.hash}))
             }
@@ -357,52 +397,90 @@ impl Engine {
         }
     }
 
-    /// Redact many texts with one event's redaction rules: `texts[i]` comes back as the
-    /// redacted text, or null when nothing was found.
-    fn redact(&self, req: &Map<String, Value>) -> Result<Value, String> {
-        let name = req
+    /// The known values masked in every redaction, if any.
+    fn known(&self) -> Option<&KnownValues> {
+        self.config.known.as_deref().filter(|k| !k.is_empty())
+    }
+
+    /// Redact many texts with one event's redaction rules (and the known values): each
+    /// text comes back redacted, or null when nothing was found. The texts come from the
+    /// `texts` array, or raw from `body` (see the module docs), and go back the same way.
+    fn redact(
+        &self,
+        req: &Request,
+        body: &[u8],
+        raw_out: &mut Vec<u8>,
+    ) -> Result<Map<String, Value>, String> {
+        let f = &req.fields;
+        let name = f
             .get("event")
             .and_then(Value::as_str)
             .unwrap_or("transform_tool_result");
         let hook = Hook::from_name(name)
             .filter(|h| h.is_transform())
             .ok_or_else(|| format!("redact: {name:?} is not a transform event"))?;
-        let texts = req
-            .get("texts")
-            .and_then(Value::as_array)
-            .ok_or("redact without \"texts\" (an array of strings)")?;
-        let l = self.current();
-        let redactor = l.set().redactor(hook)?;
-        let mut out = Vec::with_capacity(texts.len());
-        let mut rules: Vec<String> = Vec::new();
-        for t in texts {
-            let t = t.as_str().ok_or("redact: texts must be strings")?;
-            match redactor {
-                Some(r) => {
-                    let red = r.redact(t);
-                    if red.changed() {
-                        for f in &red.findings {
-                            if !rules.iter().any(|x| **x == *f.rule_id) {
-                                rules.push(f.rule_id.to_string());
-                            }
-                        }
-                        if let Some(w) = &red.withheld_by {
-                            if !rules.iter().any(|x| **x == **w) {
-                                rules.push(w.to_string());
-                            }
-                        }
-                        out.push(Value::String(red.text.into_owned()));
-                    } else {
-                        out.push(Value::Null);
-                    }
-                }
-                None => out.push(Value::Null),
+        let mut texts: Vec<&str> = Vec::new();
+        if req.raw.is_empty() {
+            let arr = f
+                .get("texts")
+                .and_then(Value::as_array)
+                .ok_or("redact without \"texts\" (an array of strings) or \"raw\"")?;
+            for t in arr {
+                texts.push(t.as_str().ok_or("redact: texts must be strings")?);
+            }
+        } else {
+            let mut at = 0;
+            for (i, n) in req.raw.iter().enumerate() {
+                let chunk = body
+                    .get(at..at + n)
+                    .ok_or("redact: the raw body is shorter than its lengths")?;
+                at += n;
+                texts.push(
+                    std::str::from_utf8(chunk)
+                        .map_err(|e| format!("redact: raw text {i} is not valid UTF-8: {e}"))?,
+                );
             }
         }
-        if !rules.is_empty() {
+        let l = self.current();
+        let redactor = l.set().redactor(hook)?;
+        let known = self.known();
+        let mut out = Vec::with_capacity(texts.len());
+        let mut rules: Vec<String> = Vec::new();
+        let mut note = |id: &str| {
+            if !rules.iter().any(|x| x == id) {
+                rules.push(id.to_string());
+            }
+        };
+        for t in texts {
+            let red: Option<Cow<str>> = match redactor {
+                Some(r) => {
+                    let red = r.redact_with(t, known);
+                    if red.changed() {
+                        for f in &red.findings {
+                            note(&f.rule_id);
+                        }
+                        if let Some(w) = &red.withheld_by {
+                            note(w);
+                        }
+                        Some(red.text)
+                    } else {
+                        None
+                    }
+                }
+                None => match known.map(|k| k.mask(t)) {
+                    Some(Cow::Owned(s)) => {
+                        note(crate::redact::KNOWN_RULE_ID);
+                        Some(Cow::Owned(s))
+                    }
+                    _ => None,
+                },
+            };
+            out.push(red);
+        }
+        if !rules.is_empty() && self.config.audit.is_some() {
             let rec = crate::audit::Record {
                 event: Some(hook.name().into()),
-                session_id: req
+                session_id: f
                     .get("session_id")
                     .and_then(Value::as_str)
                     .map(str::to_string),
@@ -418,28 +496,55 @@ impl Engine {
             };
             self.log(&rec);
         }
-        Ok(json!({"texts": out, "rules": rules}))
+        let mut m = Map::new();
+        if req.raw.is_empty() {
+            let texts = out
+                .into_iter()
+                .map(|t| t.map_or(Value::Null, |t| Value::String(t.into_owned())))
+                .collect();
+            m.insert("texts".into(), Value::Array(texts));
+        } else {
+            let mut lens = Vec::with_capacity(out.len());
+            for t in out {
+                match t {
+                    Some(t) => {
+                        lens.push(Value::from(t.len()));
+                        raw_out.extend_from_slice(t.as_bytes());
+                    }
+                    None => lens.push(Value::Null),
+                }
+            }
+            m.insert("raw".into(), Value::Array(lens));
+        }
+        m.insert(
+            "rules".into(),
+            Value::Array(rules.into_iter().map(Value::String).collect()),
+        );
+        Ok(m)
     }
 }
 
-/// `text` through the tool-result redaction rules; withheld when they cannot run.
-fn redact_str(set: &MatcherSet, text: &str) -> String {
+/// `text` through the tool-result redaction rules (and the known values); withheld when
+/// they cannot run.
+fn redact_str(set: &MatcherSet, known: Option<&KnownValues>, text: &str) -> String {
     match set.redactor(Hook::TransformToolResult) {
-        Ok(Some(r)) => r.redact(text).text.into_owned(),
-        Ok(None) => text.to_string(),
+        Ok(Some(r)) => r.redact_with(text, known).text.into_owned(),
+        Ok(None) => known
+            .map_or(Cow::Borrowed(text), |k| k.mask(text))
+            .into_owned(),
         Err(_) => "[warden: withheld]".into(),
     }
 }
 
 /// A JSON value with every string (keys included) redacted, so the audit log keeps
 /// argument values that can be replayed but never a secret they held.
-pub fn redact_value(set: &MatcherSet, v: &Value) -> Value {
+pub fn redact_value(set: &MatcherSet, known: Option<&KnownValues>, v: &Value) -> Value {
     match v {
-        Value::String(s) => Value::String(redact_str(set, s)),
-        Value::Array(a) => Value::Array(a.iter().map(|x| redact_value(set, x)).collect()),
+        Value::String(s) => Value::String(redact_str(set, known, s)),
+        Value::Array(a) => Value::Array(a.iter().map(|x| redact_value(set, known, x)).collect()),
         Value::Object(m) => Value::Object(
             m.iter()
-                .map(|(k, x)| (redact_str(set, k), redact_value(set, x)))
+                .map(|(k, x)| (redact_str(set, known, k), redact_value(set, known, x)))
                 .collect(),
         ),
         other => other.clone(),
@@ -483,10 +588,46 @@ pub fn plugin_decision(v: &Verdict) -> Value {
     }
 }
 
-type RequestError = (Value, String);
+/// One request, read from its line.
+pub struct Request {
+    /// Its id (a number or a string), echoed in the answer.
+    pub id: Value,
+    fields: Map<String, Value>,
+    /// Byte lengths of the raw texts that follow the line (`redact` only).
+    raw: Vec<usize>,
+}
 
-/// Parse one request line: strict UTF-8, one JSON object, an `id` (number or string).
-fn parse_request(line: &[u8]) -> Result<(Value, Map<String, Value>), RequestError> {
+impl Request {
+    /// How many raw bytes follow the request line.
+    pub fn body_len(&self) -> usize {
+        self.raw.iter().fold(0usize, |a, n| a.saturating_add(*n))
+    }
+}
+
+/// An answer: its JSON line, then the raw bytes of a raw `redact` (empty otherwise).
+pub struct Response {
+    /// The answer's JSON object.
+    pub head: Value,
+    /// Raw bytes that follow the line.
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    /// Append the answer as it goes on the wire (compact JSON line, then the body) to `out`.
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        // serialising a Value into memory cannot fail
+        let _ = serde_json::to_writer(&mut *out, &self.head);
+        out.push(b'\n');
+        out.extend_from_slice(&self.body);
+    }
+}
+
+/// Why a request line was refused: the id (null if unknown) and the cause.
+pub type RequestError = (Value, String);
+
+/// Parse one request line: strict UTF-8, one JSON object, an `id` (number or string),
+/// and for a raw `redact` the lengths of the texts that follow.
+pub fn parse_request(line: &[u8]) -> Result<Request, RequestError> {
     let text = std::str::from_utf8(line)
         .map_err(|e| (Value::Null, format!("request is not valid UTF-8: {e}")))?;
     let v: Value =
@@ -512,7 +653,23 @@ fn parse_request(line: &[u8]) -> Result<(Value, Map<String, Value>), RequestErro
             ));
         }
     }
-    Ok((id, m))
+    let raw = match m.get("raw") {
+        None => Vec::new(),
+        Some(Value::Array(a)) => {
+            let mut out = Vec::with_capacity(a.len());
+            for n in a {
+                match n.as_u64().and_then(|n| usize::try_from(n).ok()) {
+                    Some(n) => out.push(n),
+                    None => {
+                        return Err((id, "\"raw\" must be an array of byte lengths".into()));
+                    }
+                }
+            }
+            out
+        }
+        Some(_) => return Err((id, "\"raw\" must be an array of byte lengths".into())),
+    };
+    Ok(Request { id, fields: m, raw })
 }
 
 /// A one-line answer for a request that could not even be read (too large, I/O).

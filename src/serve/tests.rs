@@ -2,7 +2,8 @@
 
 use super::*;
 use serde_json::json;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 fn engine_at(dir: &Path) -> Engine {
     Engine::new(Config {
@@ -12,6 +13,7 @@ fn engine_at(dir: &Path) -> Engine {
             lazy: false,
         },
         audit: None,
+        known: None,
     })
     .unwrap()
 }
@@ -107,6 +109,7 @@ fn redact_many_texts_in_one_request() {
         source: policy::Source::Builtin,
         compile: CompileOptions::default(),
         audit: None,
+        known: None,
     })
     .unwrap();
     let r = e.handle(
@@ -131,6 +134,7 @@ fn audit_log_has_redacted_values() {
         source: policy::Source::Builtin,
         compile: CompileOptions::default(),
         audit: Some(log.clone()),
+        known: None,
     })
     .unwrap();
     let secret = "ghp_R8mK2pQ7xW4nB9vL3tZ6yH1cF5dJ0sA2eG8u";
@@ -205,4 +209,114 @@ fn reload_races_never_answer_from_a_half_loaded_policy() {
             }
         });
     });
+}
+
+fn builtin(known: Option<Arc<KnownValues>>, audit: Option<PathBuf>) -> Engine {
+    Engine::new(Config {
+        source: policy::Source::Builtin,
+        compile: CompileOptions::default(),
+        audit,
+        known,
+    })
+    .unwrap()
+}
+
+/// A raw `redact` request line and its body.
+fn raw_request(id: u64, texts: &[&str]) -> (Request, Vec<u8>) {
+    let lens: Vec<usize> = texts.iter().map(|t| t.len()).collect();
+    let line = json!({"id": id, "op": "redact", "raw": lens}).to_string();
+    let req = parse_request(line.as_bytes()).unwrap();
+    let body: Vec<u8> = texts.iter().flat_map(|t| t.bytes()).collect();
+    assert_eq!(req.body_len(), body.len());
+    (req, body)
+}
+
+#[test]
+fn raw_redaction_round_trips_bytes_without_json_escaping() {
+    let e = builtin(None, None);
+    let token = "ghp_R8mK2pQ7xW4nB9vL3tZ6yH1cF5dJ0sA2eG8u";
+    let dirty = format!("line \"one\"\n\ttoken {token} — ünïcode\n");
+    let (req, body) = raw_request(4, &["nothing here\n", &dirty]);
+    let r = e.answer(&req, &body);
+    assert_eq!(r.head["id"], 4);
+    assert_eq!(r.head["ok"], true, "{}", r.head);
+    assert_eq!(r.head["raw"][0], Value::Null);
+    let n = r.head["raw"][1].as_u64().unwrap() as usize;
+    assert_eq!(n, r.body.len());
+    let text = std::str::from_utf8(&r.body).unwrap();
+    assert!(!text.contains(token) && text.contains("ünïcode") && text.contains("\"one\""));
+    // on the wire: one compact JSON line, then exactly the body
+    let mut wire = Vec::new();
+    r.write_to(&mut wire);
+    let nl = wire.iter().position(|b| *b == b'\n').unwrap();
+    assert_eq!(&wire[nl + 1..], &r.body[..]);
+    assert!(!wire[..nl].contains(&b' '), "compact JSON");
+}
+
+#[test]
+fn raw_redaction_errors_are_answers() {
+    let e = builtin(None, None);
+    // invalid UTF-8 in the body
+    let req = parse_request(br#"{"id":1,"op":"redact","raw":[2]}"#).unwrap();
+    let r = e.answer(&req, b"\xff\xfe");
+    assert_eq!(r.head["ok"], false);
+    assert!(
+        r.head["error"].as_str().unwrap().contains("UTF-8"),
+        "{}",
+        r.head
+    );
+    assert!(r.body.is_empty());
+    // a body shorter than announced
+    let r = e.answer(&req, b"x");
+    assert_eq!(r.head["ok"], false, "{}", r.head);
+    // a raw body on an op that takes none
+    let req = parse_request(br#"{"id":2,"op":"status","raw":[1]}"#).unwrap();
+    assert_eq!(e.answer(&req, b"x").head["ok"], false);
+    // lengths that are not lengths
+    for line in [
+        &br#"{"id":3,"op":"redact","raw":[-1]}"#[..],
+        br#"{"id":3,"op":"redact","raw":"4"}"#,
+        br#"{"id":3,"op":"redact","raw":[1.5]}"#,
+    ] {
+        let Err((id, msg)) = parse_request(line) else {
+            panic!("accepted {}", String::from_utf8_lossy(line))
+        };
+        assert_eq!(id, 3);
+        assert!(msg.contains("byte lengths"), "{msg}");
+    }
+}
+
+#[test]
+fn known_values_are_masked_in_results_and_audit_args_never_logged() {
+    let d = tempfile::tempdir().unwrap();
+    let log = d.path().join("audit.jsonl");
+    // a value no rule of the policy recognises: only the known-value automaton can find it
+    let value = "Zq8vLm3Tr9Wx2Kp7Yb4NcD6h";
+    let known = Arc::new(KnownValues::new([value]));
+    let e = builtin(Some(known), Some(log.clone()));
+    let r = e.handle(
+        json!({"id": 1, "op": "redact", "texts": [format!("build {value} finished\n")]})
+            .to_string()
+            .as_bytes(),
+    );
+    let t = r["texts"][0].as_str().expect("masked");
+    assert!(
+        !t.contains(value) && t.contains(crate::redact::KNOWN_LABEL),
+        "{t}"
+    );
+    assert!(r["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|x| x == crate::redact::KNOWN_RULE_ID));
+    let (req, body) = raw_request(2, &[&format!("echo {value}")]);
+    let raw = e.answer(&req, &body);
+    assert!(!String::from_utf8_lossy(&raw.body).contains(value));
+    let r = decide(&e, 3, &format!("echo {value}"));
+    assert_eq!(r["ok"], true);
+    let hello = e.handle(br#"{"id":4,"op":"hello"}"#);
+    assert_eq!(hello["known_values"], 1);
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(!text.contains(value), "{text}");
+    assert!(text.contains("echo"), "{text}");
 }

@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 
-from .client import Client, Refused, WardenUnavailable
+from .client import PROTOCOL, Client, Refused, WardenUnavailable
 
 logger = logging.getLogger("warden.plugin")
 
@@ -48,6 +48,19 @@ def _config():
         cfg = {}
     binary = os.environ.get("WARDEN_BIN") or cfg.get("binary") or "warden"
     argv = [binary, "serve"] + [str(a) for a in cfg.get("args", [])]
+    # known-value masking: the co-process inherits this Hermes process's environment and
+    # masks the exact values of its secret-looking variables in everything it redacts
+    # (on unless warden.json says "known_from_env": false or WARDEN_PLUGIN_KNOWN_FROM_ENV=0)
+    env_known = os.environ.get("WARDEN_PLUGIN_KNOWN_FROM_ENV")
+    if env_known is not None:
+        known = env_known.strip().lower() not in ("0", "false", "no", "off", "")
+    else:
+        known = cfg.get("known_from_env", True) is not False
+    if known and "--known-from-env" not in argv:
+        argv.append("--known-from-env")
+    known_file = cfg.get("known_file")
+    if known_file and "--known-file" not in argv:
+        argv += ["--known-file", str(known_file)]
     timeout = float(os.environ.get("WARDEN_PLUGIN_TIMEOUT") or cfg.get("timeout_s") or 5.0)
     start_timeout = float(os.environ.get("WARDEN_PLUGIN_START_TIMEOUT") or cfg.get("start_timeout_s") or 30.0)
     log = cfg.get("serve_log")
@@ -140,15 +153,27 @@ class Warden:
     # -- decisions ----------------------------------------------------------
 
     def decide_tool(self, tool_name, args, session_id=""):
-        """The pre_tool_call decision for (tool, args): a dict with `action`."""
-        key = _key(tool_name, args)
-        with self.memo_lock:
-            hit = self.memo.get(key)
+        """The pre_tool_call decision for (tool, args): a dict with `action`. The arguments
+        are serialised once, for the memo key and the request alike."""
+        try:
+            aj = json.dumps(args, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        except (TypeError, ValueError) as e:
+            raise Refused("the call holds a value warden cannot read (%s)" % e)
+        key = tool_name + "\0" + aj
+        hit = self.memo.get(key)
         if hit is not None and time.monotonic() - hit[0] < 5.0:
             return hit[1]
-        r = self.client.request({"op": "decide", "payload": {
-            "hook_event_name": "pre_tool_call", "tool_name": tool_name,
-            "tool_input": args, "session_id": session_id or None, "cwd": os.getcwd()}})
+        rest = ('"op":"decide","payload":{"hook_event_name":"pre_tool_call","tool_name":%s,'
+                '"tool_input":%s,"session_id":%s,"cwd":%s}}' % (
+                    _js(tool_name), aj, _js(session_id or None), _js(os.getcwd())))
+        try:
+            line = rest.encode("utf-8")
+        except UnicodeEncodeError:
+            # a lone surrogate ("\udcff") cannot go to warden as UTF-8: never allow what
+            # could not be checked
+            raise Refused("the call holds text that is not valid Unicode (a lone surrogate), "
+                          "so warden cannot check it")
+        r = self.client.request_bytes(b'"v":%d,%s' % (PROTOCOL, line))
         d = r.get("decision") or {"action": "block", "message": "warden answered without a decision"}
         with self.memo_lock:
             if len(self.memo) > 256:
@@ -175,11 +200,11 @@ class Warden:
 
     def redact(self, texts, event="transform_tool_result"):
         """Redacted texts (None where nothing was found)."""
-        r = self.client.request({"op": "redact", "event": event, "texts": list(texts)})
-        out = r.get("texts")
-        if not isinstance(out, list) or len(out) != len(texts):
-            raise WardenUnavailable("warden answered a redaction of the wrong shape")
-        return out
+        return self.client.redact(list(texts), event)
+
+
+def _js(v):
+    return json.dumps(v, ensure_ascii=False)
 
 
 def _key(tool_name, args):

@@ -172,6 +172,69 @@ def scenario_aux(a):
     return {"plugins": info, "sent": sent}
 
 
+def scenario_gateway(a):
+    """Inbound gateway messages through the host's own code that invokes the
+    pre_gateway_dispatch hooks and applies skip / rewrite:
+      - 0.19.0: GatewayRunner._handle_message (the hook block is inline). The runner is a
+        stand-in object (the method is the real one); it stops at the first step after the
+        hook (the session lookup), recording the event dispatch would continue with;
+      - newer hosts: GatewayRunner._hm_pre_gateway_dispatch_hook, which returns the event to
+        dispatch (rewritten) or None (dropped); _handle_message calls it first thing."""
+    mgr, info = _load()
+    import asyncio
+
+    from gateway.config import Platform
+    from gateway.platforms.base import MessageEvent
+    from gateway.run import GatewayRunner
+    from gateway.session import SessionSource
+
+    class Dispatched(Exception):
+        pass
+
+    class Runner:
+        session_store = None
+
+        def __init__(self):
+            self.reached = []
+
+        def _scale_to_zero_note_real_inbound(self):
+            pass
+
+        def _is_user_authorized(self, source):
+            return True
+
+        def _session_key_for_source(self, source):
+            # the caller's frame holds the event as the hook left it
+            ev = sys._getframe(1).f_locals.get("event")
+            self.reached.append(getattr(ev, "text", None))
+            raise Dispatched()
+
+    if a.get("kill"):
+        w = _warden(mgr)
+        w.ready()
+        w.client.dead = "warden serve was killed by the test"
+    split = getattr(GatewayRunner, "_hm_pre_gateway_dispatch_hook", None)
+    out = {"plugins": info, "messages": [],
+           "path": "GatewayRunner._hm_pre_gateway_dispatch_hook" if split else "GatewayRunner._handle_message"}
+    for text in a["texts"]:
+        source = SessionSource(platform=Platform.TELEGRAM, chat_id="c1", user_id="u1", user_name="dana")
+        ev = MessageEvent(text=text, source=source)
+        if split:
+            runner = object.__new__(GatewayRunner)
+            got = asyncio.run(split(runner, ev, source))
+            outcome = {"returned": None} if got is None else {"dispatched": got.text}
+        else:
+            r = Runner()
+            try:
+                outcome = {"returned": asyncio.run(GatewayRunner._handle_message(r, ev))}
+            except Dispatched:
+                outcome = {"dispatched": r.reached[-1]}
+        if "dispatched" in outcome and a.get("then_turn"):
+            outcome["turn"] = _llm_turn(outcome["dispatched"])
+        out["messages"].append(outcome)
+    return out
+
+
 def main():
     name, args_path, result_path = sys.argv[1], sys.argv[2], sys.argv[3]
     with open(args_path, encoding="utf-8") as f:

