@@ -686,7 +686,13 @@ impl Redactor {
             }
             scratch.clear();
             map.clear();
-            self.apply_bytes(hay, &merged, &mut Numbering::default(), &mut scratch, &mut map);
+            self.apply_bytes(
+                hay,
+                &merged,
+                &mut Numbering::default(),
+                &mut scratch,
+                &mut map,
+            );
             let more = self.hay_candidates(&scratch, known);
             if more.is_empty() {
                 break;

@@ -502,18 +502,29 @@ fn text_redaction_is_a_fixed_point_on_fuzz_findings() {
 /// comes out as JSON with nothing detected in any string or key.
 fn assert_fuzz_invariants(hook: crate::Hook, text: &str) {
     let set = crate::Policy::builtin().unwrap().compile().unwrap();
-    let r = set.redactor(hook).unwrap().expect("the shipped packs redact");
+    let r = set
+        .redactor(hook)
+        .unwrap()
+        .expect("the shipped packs redact");
     let t = r.redact_text(text);
     assert!(t.withheld_by.is_none(), "{text:?}");
     let left: Vec<_> = r.detects(&t.text).collect();
     assert!(left.is_empty(), "text mode left {left:?} in {:?}", t.text);
-    assert_eq!(r.redact_text(&t.text).text, t.text, "text mode not idempotent");
+    assert_eq!(
+        r.redact_text(&t.text).text,
+        t.text,
+        "text mode not idempotent"
+    );
     for chunk in [16, 17, 64, 100, 1000, 4096] {
         let mut out = Vec::new();
         let f = r
             .redact_stream_chunked(text.as_bytes(), &mut out, chunk)
             .unwrap();
-        assert_eq!(String::from_utf8(out).unwrap(), t.text, "stream (chunk {chunk})");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            t.text,
+            "stream (chunk {chunk})"
+        );
         assert_eq!(f, t.findings, "stream findings (chunk {chunk})");
     }
     if let Ok(doc) = serde_json::from_str::<serde_json::Value>(text) {
@@ -549,11 +560,13 @@ fn assert_fuzz_invariants(hook: crate::Hook, text: &str) {
 /// gives its rest a boundary, so text mode needed a second pass; streaming made only one.
 #[test]
 fn fuzz_finding_email_after_a_placeholder_is_redacted_in_every_mode() {
-    let text =
-        "\\htoks.sla@ck.comsk-SSOSSSSSSSa@ck.comsk-SSOSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSse";
+    let text = "\\htoks.sla@ck.comsk-SSOSSSSSSSa@ck.comsk-SSOSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSse";
     assert_fuzz_invariants(crate::Hook::TransformToolResult, text);
     let set = crate::Policy::builtin().unwrap().compile().unwrap();
-    let r = set.redactor(crate::Hook::TransformToolResult).unwrap().unwrap();
+    let r = set
+        .redactor(crate::Hook::TransformToolResult)
+        .unwrap()
+        .unwrap();
     assert_eq!(
         r.redact_text(text).text,
         "\\[EMAIL_1][EMAIL_2]-SSOSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSse"
@@ -579,7 +592,10 @@ fn fuzz_finding_secret_at_a_json_string_start_is_redacted() {
     ] {
         assert_fuzz_invariants(crate::Hook::TransformToolResult, text);
         let set = crate::Policy::builtin().unwrap().compile().unwrap();
-        let r = set.redactor(crate::Hook::TransformToolResult).unwrap().unwrap();
+        let r = set
+            .redactor(crate::Hook::TransformToolResult)
+            .unwrap()
+            .unwrap();
         assert!(!r.redact(text).text.contains("Xk9mQ2vLp7Rw4Tz8"), "{text}");
     }
 }
@@ -591,6 +607,9 @@ fn fuzz_finding_secret_in_a_json_key_is_redacted() {
     let text = "{\"ouRuiJVi0g2D3Yj/nhwPgXoq/6Q3j4QkvGo+JiSnmViwXqespBv5dq90dQdtgaSm9zGglpDVoPpGTLa/Yv0VdbfCsX+qOnOkyE6j91omcQ8m\\nSENTRY_AUTH_TOKEN9ca8e0c18adb21016eea8c00857d691ff08d20bab9472bb12f9c32a46a6e6a205\\nLIGHTSTEP_ACCESS_TOKEN=Q2z2d6Es1eApk3TW/iUNwc/C3KzKM/c4fhN2WpdtpCw6hWehfz6k2IvNWe2NbnkYE/5SslV35fvvKubHFvLcsJG2MMnQ90meta\": {\"n\": 78}}";
     assert_fuzz_invariants(crate::Hook::TransformLlmOutput, text);
     let set = crate::Policy::builtin().unwrap().compile().unwrap();
-    let r = set.redactor(crate::Hook::TransformLlmOutput).unwrap().unwrap();
+    let r = set
+        .redactor(crate::Hook::TransformLlmOutput)
+        .unwrap()
+        .unwrap();
     assert!(!r.redact(text).text.contains("Q2z2d6Es1eApk3TW"));
 }

@@ -131,13 +131,18 @@ pub struct Decided {
     pub audit: audit::Record,
 }
 
-/// The event a payload carries, parsed strictly (see [`hermes::parse_event`]).
+/// The event a payload carries, parsed strictly (see [`hermes::parse_event`]). A payload
+/// from the host gets this process's locations ([`crate::paths::location_env`]: a custom
+/// `$HERMES_HOME` or `$WARDEN_CACHE_DIR` is protected like the default one); an [`Event`]
+/// given as such keeps its own [`Event::env`].
 pub fn parse(payload: Payload<'_>) -> Result<Event, hermes::PayloadError> {
-    match payload {
-        Payload::Event(e) => Ok(e.clone()),
-        Payload::Json(v) => hermes::parse_event(v),
-        Payload::Bytes(b) => hermes::parse_payload(b).and_then(|v| hermes::parse_event(&v)),
-    }
+    let mut event = match payload {
+        Payload::Event(e) => return Ok(e.clone()),
+        Payload::Json(v) => hermes::parse_event(v)?,
+        Payload::Bytes(b) => hermes::parse_payload(b).and_then(|v| hermes::parse_event(&v))?,
+    };
+    event.env = crate::paths::location_env();
+    Ok(event)
 }
 
 /// Decide one event.
