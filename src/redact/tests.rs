@@ -474,7 +474,7 @@ fn later_capture_group_holds_the_secret_when_the_first_did_not_match() {
 }
 
 /// Text mode is a fixed point: a replacement that uncovers a match the first pass's
-/// overlapping candidates hid is redacted too (fuzz findings in fuzz/findings/redact/).
+/// overlapping candidates hid is redacted too (fuzz findings, see fuzz/findings/README.md).
 #[test]
 fn text_redaction_is_a_fixed_point_on_fuzz_findings() {
     let set = crate::Policy::builtin().unwrap().compile().unwrap();
