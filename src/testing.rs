@@ -8,6 +8,7 @@
 //!     tool: terminal                 # event defaults to pre_tool_call
 //!     args: {command: "rm -rf /"}
 //!     cwd: /home/u/project           # optional
+//!     env: {HERMES_HOME: /srv/hermes} # optional: what `$HERMES_HOME` targets see
 //!     expect: {decision: block, rule: fs.rm_root, message_contains: "root"}
 //!   - name: user message
 //!     event: pre_llm_call
@@ -92,6 +93,10 @@ pub struct TestCase {
     /// Working directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// The deciding process's environment as policies read it (`HERMES_HOME: /srv/hermes`;
+    /// see [`Event::env`]). Without it, `$VAR` targets match nothing.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub env: std::collections::BTreeMap<String, String>,
     /// pre_llm_call: the user's message.
     #[serde(
         default,
@@ -315,6 +320,11 @@ impl TestCase {
             None => Value::Null,
         };
         ev.cwd = self.cwd.clone();
+        ev.env = self
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         ev.user_message = self.message.clone();
         ev.history = self.history.clone();
         ev.result = self.result.clone();

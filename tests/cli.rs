@@ -1254,3 +1254,69 @@ impl NonBlock for std::fs::OpenOptions {
         self.custom_flags(0o4000)
     }
 }
+
+/// Self-protection follows the hook's own environment (issue 15.1b): with HERMES_HOME and
+/// WARDEN_CACHE_DIR set to custom directories, the shipped packs block a write_file, a
+/// redirect and an rm of the files there; without HERMES_HOME the same write is not
+/// refused as warden's own.
+#[test]
+fn hook_protects_a_custom_hermes_home_and_cache_dir() {
+    let cache = tempfile::tempdir().unwrap();
+    let cache_dir = cache.path().to_str().unwrap().to_string();
+    let hook = |payload: Vec<u8>, hermes_home: Option<&str>| {
+        let mut c = warden();
+        c.args(["hook", "--deadline", "30000"])
+            .env("WARDEN_CACHE_DIR", &cache_dir)
+            .env_remove("XDG_CACHE_HOME")
+            .env_remove("HERMES_HOME");
+        if let Some(h) = hermes_home {
+            c.env("HERMES_HOME", h);
+        }
+        run(&mut c, &payload)
+    };
+    let write = tool_payload(
+        "write_file",
+        json!({"path": "/tmp/x/config.yaml", "content": "hooks: {}"}),
+        true,
+    );
+    let blocked = [
+        write.clone(),
+        tool_payload(
+            "terminal",
+            json!({"command": "echo '{}' > /tmp/x/shell-hooks-allowlist.json"}),
+            true,
+        ),
+        tool_payload(
+            "terminal",
+            json!({"command": format!("rm -rf {cache_dir}")}),
+            true,
+        ),
+        tool_payload(
+            "write_file",
+            json!({"path": format!("{cache_dir}/forged.snap"), "content": ""}),
+            true,
+        ),
+    ];
+    for p in &blocked {
+        let o = hook(p.clone(), Some("/tmp/x"));
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let v = hook_json(&o);
+        assert_eq!(v["action"], "block", "{v}");
+        assert!(
+            v["message"]
+                .as_str()
+                .unwrap()
+                .contains("warden's own files"),
+            "{v}"
+        );
+    }
+    // the same write with HERMES_HOME elsewhere (or unset) is not warden's own file
+    for home in [Some("/tmp/other"), None] {
+        let o = hook(write.clone(), home);
+        let v = hook_json(&o);
+        assert!(
+            !v.to_string().contains("warden's own files"),
+            "HERMES_HOME={home:?}: {v}"
+        );
+    }
+}

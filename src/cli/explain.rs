@@ -96,6 +96,8 @@ fn event_of(a: &Args) -> Result<Event, String> {
         );
     };
     ev.cwd = a.cwd.clone();
+    // what the hook would see ($HERMES_HOME, … for self-protection)
+    ev.env = warden::paths::location_env();
     Ok(ev)
 }
 

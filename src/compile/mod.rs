@@ -323,12 +323,36 @@ pub(crate) enum CQual {
     Arg(Box<CTest>),
 }
 
-/// A literal `under` target: absolute once `~` is expanded, or relative to
-/// the event's `cwd`.
+/// A literal `under` target: absolute once `~` is expanded, relative to the event's
+/// `cwd`, or under an environment variable's value (`$HERMES_HOME/config.yaml`) taken from
+/// the event's [`Event::env`](crate::Event::env) when it is evaluated, so nothing compiled
+/// depends on the variable (the compiled-policy cache key need not cover it).
 #[derive(Clone)]
 pub(crate) enum UnderPath {
     Abs(String),
     Rel(String),
+    Env { var: String, rest: String },
+}
+
+impl UnderPath {
+    /// Does `f` hold for one of the directories this target stands for in `event`?
+    pub(crate) fn any_dir(
+        &self,
+        event: &crate::Event,
+        home: Option<&str>,
+        mut f: impl FnMut(&str) -> bool,
+    ) -> bool {
+        match self {
+            UnderPath::Abs(d) => f(d),
+            UnderPath::Rel(r) => {
+                crate::paths::normalize(r, event.cwd.as_deref(), home).is_some_and(|d| f(&d))
+            }
+            UnderPath::Env { var, rest } => event.env_values(var).any(|v| {
+                crate::paths::normalize(&format!("{v}{rest}"), event.cwd.as_deref(), home)
+                    .is_some_and(|d| f(&d))
+            }),
+        }
+    }
 }
 
 pub(crate) enum CValue {
@@ -937,6 +961,12 @@ impl Builder {
             .map(|p| {
                 memo.entry(p.clone())
                     .or_insert_with(|| {
+                        if let Some((var, rest)) = crate::paths::split_var(p) {
+                            return UnderPath::Env {
+                                var: var.to_string(),
+                                rest: rest.to_string(),
+                            };
+                        }
                         match crate::paths::normalize(p, None, self.home.as_deref()) {
                             Some(abs) => UnderPath::Abs(abs),
                             None => UnderPath::Rel(p.clone()),

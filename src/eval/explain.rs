@@ -15,7 +15,7 @@
 use super::{shell_test, test_value, Decision, Run, Verdict};
 use crate::check::ir::{Qual, ShellTest, Test};
 use crate::compile::prefilter::Admit;
-use crate::compile::{CAction, CAtom, CTest, MatcherSet, Node, UnderPath};
+use crate::compile::{CAction, CAtom, CTest, MatcherSet, Node};
 use crate::event::values::{for_each_value, Val};
 use crate::event::{Event, Field};
 use crate::syntax::ast::Scalar;
@@ -716,14 +716,16 @@ fn why_true(a: &CAtom, v: &Val, field: &str, event: &Event, home: Option<&str>) 
         }
         CTest::Under(targets) => {
             let p = crate::paths::normalize(&text, event.cwd.as_deref(), home).unwrap_or_default();
-            let dir = targets
-                .iter()
-                .filter_map(|t| match t {
-                    UnderPath::Abs(d) => Some(d.clone()),
-                    UnderPath::Rel(r) => crate::paths::normalize(r, event.cwd.as_deref(), home),
+            let mut dir = String::new();
+            targets.iter().any(|t| {
+                t.any_dir(event, home, |d| {
+                    let hit = crate::paths::is_under(&p, d);
+                    if hit {
+                        dir = d.to_string();
+                    }
+                    hit
                 })
-                .find(|d| crate::paths::is_under(&p, d))
-                .unwrap_or_default();
+            });
             format!(
                 "path {} normalised to {}, which is under {}",
                 show(v),

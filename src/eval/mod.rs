@@ -567,20 +567,16 @@ fn test_value(t: &CTest, v: &Val, event: &Event, home: Option<&str>) -> bool {
 }
 
 fn under_any(path: &str, targets: &[UnderPath], event: &Event, home: Option<&str>) -> bool {
-    targets.iter().any(|t| match t {
-        UnderPath::Abs(dir) => crate::paths::is_under(path, dir),
-        UnderPath::Rel(rel) => crate::paths::normalize(rel, event.cwd.as_deref(), home)
-            .is_some_and(|dir| crate::paths::is_under(path, &dir)),
-    })
+    targets
+        .iter()
+        .any(|t| t.any_dir(event, home, |dir| crate::paths::is_under(path, dir)))
 }
 
 /// `/x/*` counts as `/x`: deleting everything in a directory is deleting it.
 fn is_any(path: &str, targets: &[UnderPath], event: &Event, home: Option<&str>) -> bool {
-    targets.iter().any(|t| match t {
-        UnderPath::Abs(dir) => shell::is_same(path, dir),
-        UnderPath::Rel(rel) => crate::paths::normalize(rel, event.cwd.as_deref(), home)
-            .is_some_and(|dir| shell::is_same(path, &dir)),
-    })
+    targets
+        .iter()
+        .any(|t| t.any_dir(event, home, |dir| shell::is_same(path, dir)))
 }
 
 fn shell_test(st: &CShell, an: &shell::Analysis, event: &Event, home: Option<&str>) -> bool {

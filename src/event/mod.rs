@@ -338,6 +338,13 @@ pub struct Event {
     pub exit_code: Option<i64>,
     /// transform_llm_output: the reply.
     pub response_text: Option<String>,
+    /// The environment of the process deciding, as far as policies read it: the values of
+    /// [`crate::paths::LOCATION_VARS`] (`$HERMES_HOME`, `$WARDEN_CACHE_DIR`, …) that `under`
+    /// targets such as `"$HERMES_HOME/config.yaml"` name, expanded per event (like `cwd`).
+    /// A name may appear more than once (`$WARDEN_POLICY` holds a list of paths). The hook
+    /// fills it from its own environment ([`crate::paths::location_env`]); empty: such targets
+    /// match nothing.
+    pub env: Vec<(String, String)>,
 }
 
 impl Event {
@@ -362,7 +369,16 @@ impl Event {
             output: None,
             exit_code: None,
             response_text: None,
+            env: Vec::new(),
         }
+    }
+
+    /// The values of the environment variable `name` in [`Event::env`].
+    pub fn env_values<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.env
+            .iter()
+            .filter(move |(k, v)| k == name && !v.is_empty())
+            .map(|(_, v)| v.as_str())
     }
 
     /// A `pre_tool_call` for `tool` with `args`.

@@ -456,13 +456,11 @@ impl<'a> Walk<'a, '_> {
             return;
         }
         let rd = self.rd;
-        let mut cands = rd.candidates(&self.buf, 0, self.buf.len());
-        if let Some(k) = self.known {
-            k.candidates(&self.buf, rd.known_rule(), &mut cands);
-        }
+        // the same fixed point as text mode (see `Redactor::fixed_point`), over the segments
+        let cands = rd.fixed_point(&self.buf, self.known);
         // per token: candidates in decoded-value offsets
         let mut per: Vec<(usize, Cand)> = Vec::new();
-        for c in merge(cands) {
+        for c in cands {
             let si = self.segs.partition_point(|g| g.end <= c.start);
             let Some(g) = self.segs.get(si) else { continue };
             if c.start < g.start || c.end > g.end || c.end <= g.part {

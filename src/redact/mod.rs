@@ -667,41 +667,84 @@ impl Redactor {
         text: &'a str,
         known: Option<&KnownValues>,
     ) -> Redaction<'a> {
-        let mut numbering = Numbering::default();
-        let cands = self.text_candidates(text, known);
-        let (mut r, mut map) = self.apply_text(text, cands, &mut numbering);
-        // A replacement can uncover a match the overlapping candidates hid (a span merged
-        // into a longer one, then the text around it changed): redact the output again until
-        // nothing more is found, so the result is a fixed point (idempotent, no detected
-        // secret left). Each pass only shrinks what is left to find; the bound is a guard.
-        for _ in 0..MAX_PASSES {
-            if r.withheld_by.is_some() || !r.changed() {
-                break;
-            }
-            let cands = self.text_candidates(&r.text, known);
-            if cands.is_empty() {
-                break;
-            }
-            let (next, next_map) = self.apply_text(&r.text, cands, &mut numbering);
-            let (next_text, next_findings) = (next.text.into_owned(), next.findings);
-            r.withheld_by = next.withheld_by;
-            for mut f in next_findings {
-                // spans back into the original text
-                f.start = map_back(&map, f.start, false);
-                f.end = map_back(&map, f.end, true);
-                r.findings.push(f);
-            }
-            map = compose(&map, &next_map);
-            r.text = Cow::Owned(next_text);
-        }
-        r.findings.sort_by_key(|f| (f.start, f.end));
-        r
+        let merged = self.fixed_point(text.as_bytes(), known);
+        self.apply_text(text, merged, &mut Numbering::default())
     }
 
-    fn text_candidates(&self, text: &str, known: Option<&KnownValues>) -> Vec<Cand> {
-        let mut cands = self.candidates(text.as_bytes(), 0, text.len());
+    /// The replacements (merged, in order, input spans) of a redaction that is a fixed
+    /// point: redacting its output again finds nothing new. A replacement can uncover a match
+    /// the input hid: its placeholder gives a neighbour a new boundary (`2+4420…` is no phone
+    /// number after a digit, `]+4420…` is), or it ends an overlapping match that left-to-right
+    /// matching skipped (the second address in `a@b.co-x@b.co`). So the replacements are
+    /// applied to a scratch copy, that copy is scanned again, and what it finds is mapped back
+    /// to input spans (a new match never overlaps a placeholder, so it is input text) and
+    /// added, until a pass finds nothing (at most [`MAX_PASSES`] more passes). The output is
+    /// then always built from the input and this one list, numbered left to right: streaming
+    /// runs the same per round, so both modes give the same text and findings.
+    pub(crate) fn fixed_point(&self, hay: &[u8], known: Option<&KnownValues>) -> Vec<Cand> {
+        let mut merged = merge(self.hay_candidates(hay, known));
+        let mut scratch = Vec::new();
+        let mut map = Vec::new();
+        for _ in 0..MAX_PASSES {
+            if merged.is_empty() || self.withhold_rule(&merged).is_some() {
+                break;
+            }
+            scratch.clear();
+            map.clear();
+            self.apply_bytes(
+                hay,
+                &merged,
+                &mut Numbering::default(),
+                &mut scratch,
+                &mut map,
+            );
+            let more = self.hay_candidates(&scratch, known);
+            if more.is_empty() {
+                break;
+            }
+            let before = merged.clone();
+            merged.extend(more.into_iter().map(|c| Cand {
+                start: map_back(&map, c.start, false),
+                end: map_back(&map, c.end, true),
+                rule: c.rule,
+            }));
+            merged = merge(merged);
+            if merged == before {
+                break;
+            }
+        }
+        merged
+    }
+
+    /// `hay` with the merged candidates `merged` replaced, into `out`, and where each
+    /// replacement went (output span, input span).
+    fn apply_bytes(
+        &self,
+        hay: &[u8],
+        merged: &[Cand],
+        numbering: &mut Numbering,
+        out: &mut Vec<u8>,
+        map: &mut Vec<Replaced>,
+    ) {
+        let mut last = 0;
+        for &c in merged {
+            out.extend_from_slice(&hay[last..c.start]);
+            let start = out.len();
+            self.replacement(c, &hay[c.start..c.end], numbering, out);
+            map.push(Replaced {
+                out: (start, out.len()),
+                input: (c.start, c.end),
+            });
+            last = c.end;
+        }
+        out.extend_from_slice(&hay[last..]);
+    }
+
+    /// Every confirmed candidate in `hay` (known values included), unmerged.
+    fn hay_candidates(&self, hay: &[u8], known: Option<&KnownValues>) -> Vec<Cand> {
+        let mut cands = self.candidates(hay, 0, hay.len());
         if let Some(k) = known {
-            k.candidates(text.as_bytes(), self.known_rule(), &mut cands);
+            k.candidates(hay, self.known_rule(), &mut cands);
         }
         cands
     }
@@ -1195,35 +1238,31 @@ impl Redactor {
             .map(|c| c.rule)
     }
 
-    /// One redaction pass over `text`, and where each replacement went: `(output span,
-    /// input span)` pairs in order.
+    /// `text` with the candidates `cands` replaced.
     fn apply_text<'a>(
         &self,
         text: &'a str,
         cands: Vec<Cand>,
         numbering: &mut Numbering,
-    ) -> (Redaction<'a>, Vec<Replaced>) {
+    ) -> Redaction<'a> {
         if cands.is_empty() {
-            let r = Redaction {
+            return Redaction {
                 text: Cow::Borrowed(text),
                 findings: Vec::new(),
                 withheld_by: None,
             };
-            return (r, Vec::new());
         }
         let merged = merge(cands);
         let findings: Vec<Finding> = merged.iter().map(|&c| self.finding(c, 0)).collect();
         if let Some(r) = self.withhold_rule(&merged) {
             let rule = &self.rules[r as usize];
-            let r = Redaction {
+            return Redaction {
                 text: Cow::Owned(rule.label.to_string()),
                 findings,
                 withheld_by: Some(rule.id.clone()),
             };
-            return (r, Vec::new());
         }
         let b = text.as_bytes();
-        let mut map = Vec::with_capacity(merged.len());
         // Copy `&str` slices (spans are on char boundaries) and validate only the small
         // replacement texts, instead of re-validating the whole output.
         let mut s = String::with_capacity(b.len());
@@ -1236,28 +1275,22 @@ impl Redactor {
             }
             rep.clear();
             self.replacement(c, &b[c.start..c.end], numbering, &mut rep);
-            let out_start = s.len();
             s.push_str(&String::from_utf8_lossy(&rep));
-            map.push(Replaced {
-                out: (out_start, s.len()),
-                input: (c.start, c.end),
-            });
             last = c.end;
         }
         match text.get(last..) {
             Some(t) => s.push_str(t),
             None => s.push_str(&String::from_utf8_lossy(&b[last..])),
         }
-        let r = Redaction {
+        Redaction {
             text: Cow::Owned(s),
             findings,
             withheld_by: None,
-        };
-        (r, map)
+        }
     }
 }
 
-/// Redaction passes after the first, at most (see [`Redactor::redact_text_with`]).
+/// Redaction passes after the first, at most (see [`Redactor::fixed_point`]).
 const MAX_PASSES: usize = 4;
 
 /// One replacement of a pass: its span in the output and the input span it replaced.
@@ -1278,42 +1311,6 @@ fn map_back(map: &[Replaced], p: usize, end: bool) -> usize {
         Some(r) if !end && p < r.out.1 => r.input.0,
         Some(r) => r.input.1 + (p - r.out.1),
     }
-}
-
-/// The map of two passes in a row (`first` then `second`) as one map from the original
-/// input to the second pass's output.
-fn compose(first: &[Replaced], second: &[Replaced]) -> Vec<Replaced> {
-    let mut out: Vec<Replaced> = second
-        .iter()
-        .map(|r| Replaced {
-            out: r.out,
-            input: (
-                map_back(first, r.input.0, false),
-                map_back(first, r.input.1, true),
-            ),
-        })
-        .collect();
-    // first-pass replacements the second pass left alone, moved to second-pass offsets
-    for f in first {
-        let covered = second
-            .iter()
-            .any(|r| r.input.0 < f.out.1 && f.out.0 < r.input.1);
-        if !covered {
-            let shift = |p: usize| {
-                let i = second.partition_point(|r| r.input.1 <= p);
-                let (o, n) = i
-                    .checked_sub(1)
-                    .map_or((0, 0), |j| (second[j].input.1, second[j].out.1));
-                n + (p - o)
-            };
-            out.push(Replaced {
-                out: (shift(f.out.0), shift(f.out.1)),
-                input: f.input,
-            });
-        }
-    }
-    out.sort_by_key(|r| r.out.0);
-    out
 }
 
 /// Leftmost-longest merge: sort by start, then longest, then rule order; overlapping spans

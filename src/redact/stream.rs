@@ -23,7 +23,7 @@
 //! Findings are collected only when the caller asks for them (`--report`); otherwise only
 //! counted, so memory does not grow with the number of findings.
 
-use super::{floor_char, merge, KnownValues, Numbering, Redactor, Replacement};
+use super::{floor_char, KnownValues, Numbering, Redactor, Replacement};
 use std::io::{self, Read, Write};
 
 /// Bytes committed (written out) per streaming round.
@@ -84,11 +84,8 @@ pub(super) fn redact_stream<R: Read, W: Write>(
         } else {
             floor_char(&buf, hi - overlap).max(ctx + 1)
         };
-        let mut cands = rd.candidates(&buf, 0, hi);
-        if let Some(k) = known {
-            k.candidates(&buf, rd.known_rule(), &mut cands);
-        }
-        let cands = merge(cands);
+        // the same fixed point as text mode, over the whole buffer (see `Redactor::fixed_point`)
+        let cands = rd.fixed_point(&buf, known);
         let mut last = ctx;
         let mut out_end = commit;
         out.clear();

@@ -474,7 +474,7 @@ fn later_capture_group_holds_the_secret_when_the_first_did_not_match() {
 }
 
 /// Text mode is a fixed point: a replacement that uncovers a match the first pass's
-/// overlapping candidates hid is redacted too (fuzz findings in fuzz/findings/redact/).
+/// overlapping candidates hid is redacted too (fuzz findings, see fuzz/findings/README.md).
 #[test]
 fn text_redaction_is_a_fixed_point_on_fuzz_findings() {
     let set = crate::Policy::builtin().unwrap().compile().unwrap();
@@ -494,4 +494,122 @@ fn text_redaction_is_a_fixed_point_on_fuzz_findings() {
             assert!(f.start <= f.end && f.end <= text.len(), "{f:?}");
         }
     }
+}
+
+/// The `redact` fuzz target's invariants (fuzz/fuzz_targets/redact.rs) on one input, with the
+/// shipped packs: nothing detected is left, text and JSON modes are idempotent, streaming at
+/// every chunk size gives exactly the text mode's output and findings, and a JSON document
+/// comes out as JSON with nothing detected in any string or key.
+fn assert_fuzz_invariants(hook: crate::Hook, text: &str) {
+    let set = crate::Policy::builtin().unwrap().compile().unwrap();
+    let r = set
+        .redactor(hook)
+        .unwrap()
+        .expect("the shipped packs redact");
+    let t = r.redact_text(text);
+    assert!(t.withheld_by.is_none(), "{text:?}");
+    let left: Vec<_> = r.detects(&t.text).collect();
+    assert!(left.is_empty(), "text mode left {left:?} in {:?}", t.text);
+    assert_eq!(
+        r.redact_text(&t.text).text,
+        t.text,
+        "text mode not idempotent"
+    );
+    for chunk in [16, 17, 64, 100, 1000, 4096] {
+        let mut out = Vec::new();
+        let f = r
+            .redact_stream_chunked(text.as_bytes(), &mut out, chunk)
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            t.text,
+            "stream (chunk {chunk})"
+        );
+        assert_eq!(f, t.findings, "stream findings (chunk {chunk})");
+    }
+    if let Ok(doc) = serde_json::from_str::<serde_json::Value>(text) {
+        let j = r.redact(text);
+        let out: serde_json::Value = serde_json::from_str(&j.text).unwrap();
+        assert_eq!(r.redact(&j.text).text, j.text, "JSON mode not idempotent");
+        fn strings<'a>(v: &'a serde_json::Value, out: &mut Vec<&'a str>) {
+            match v {
+                serde_json::Value::String(s) => out.push(s),
+                serde_json::Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+                serde_json::Value::Object(o) => o.iter().for_each(|(k, x)| {
+                    out.push(k);
+                    strings(x, out)
+                }),
+                _ => {}
+            }
+        }
+        let mut all = Vec::new();
+        strings(&out, &mut all);
+        for s in all {
+            let left: Vec<_> = r.detects(s).collect();
+            assert!(left.is_empty(), "JSON mode left {left:?} in {s:?}");
+        }
+        assert_eq!(
+            doc.as_object().map(|o| o.len()),
+            out.as_object().map(|o| o.len())
+        );
+    }
+}
+
+/// Fuzz finding `text-email-left-after-redaction`: the first address's placeholder ends the
+/// overlapping second one (`ck.comsk-SSO…a@ck.comsk`, skipped by left-to-right matching) and
+/// gives its rest a boundary, so text mode needed a second pass; streaming made only one.
+#[test]
+fn fuzz_finding_email_after_a_placeholder_is_redacted_in_every_mode() {
+    let text = "\\htoks.sla@ck.comsk-SSOSSSSSSSa@ck.comsk-SSOSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSse";
+    assert_fuzz_invariants(crate::Hook::TransformToolResult, text);
+    let set = crate::Policy::builtin().unwrap().compile().unwrap();
+    let r = set
+        .redactor(crate::Hook::TransformToolResult)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        r.redact_text(text).text,
+        "\\[EMAIL_1][EMAIL_2]-SSOSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSse"
+    );
+}
+
+/// Fuzz finding `text-phone-left-after-redaction`: `+22222232` follows a digit (no phone
+/// number) until the phone number before it becomes `[PHONE_1]`.
+#[test]
+fn fuzz_finding_phone_after_a_placeholder_is_redacted_in_every_mode() {
+    let text = "22\t+2222222+22222232\u{12}2222/:2\0TsASIAass2npm_2222222";
+    assert_fuzz_invariants(crate::Hook::TransformLlmOutput, text);
+    assert_fuzz_invariants(crate::Hook::TransformToolResult, text);
+}
+
+/// Fuzz findings `json-string-start-password` / `json-string-start-api-token`: a
+/// line-anchored rule must see the start of a JSON string as a line start.
+#[test]
+fn fuzz_finding_secret_at_a_json_string_start_is_redacted() {
+    for text in [
+        r#"["password: Xk9mQ2vLp7Rw4Tz8"]"#,
+        r#"{"stdout": "api_token: Xk9mQ2vLp7Rw4Tz8Yq"}"#,
+    ] {
+        assert_fuzz_invariants(crate::Hook::TransformToolResult, text);
+        let set = crate::Policy::builtin().unwrap().compile().unwrap();
+        let r = set
+            .redactor(crate::Hook::TransformToolResult)
+            .unwrap()
+            .unwrap();
+        assert!(!r.redact(text).text.contains("Xk9mQ2vLp7Rw4Tz8"), "{text}");
+    }
+}
+
+/// Fuzz finding `json-key-lightstep-token`: a secret inside an object key is redacted (the
+/// key changes, the document keeps its shape).
+#[test]
+fn fuzz_finding_secret_in_a_json_key_is_redacted() {
+    let text = "{\"ouRuiJVi0g2D3Yj/nhwPgXoq/6Q3j4QkvGo+JiSnmViwXqespBv5dq90dQdtgaSm9zGglpDVoPpGTLa/Yv0VdbfCsX+qOnOkyE6j91omcQ8m\\nSENTRY_AUTH_TOKEN9ca8e0c18adb21016eea8c00857d691ff08d20bab9472bb12f9c32a46a6e6a205\\nLIGHTSTEP_ACCESS_TOKEN=Q2z2d6Es1eApk3TW/iUNwc/C3KzKM/c4fhN2WpdtpCw6hWehfz6k2IvNWe2NbnkYE/5SslV35fvvKubHFvLcsJG2MMnQ90meta\": {\"n\": 78}}";
+    assert_fuzz_invariants(crate::Hook::TransformLlmOutput, text);
+    let set = crate::Policy::builtin().unwrap().compile().unwrap();
+    let r = set
+        .redactor(crate::Hook::TransformLlmOutput)
+        .unwrap()
+        .unwrap();
+    assert!(!r.redact(text).text.contains("Q2z2d6Es1eApk3TW"));
 }

@@ -131,13 +131,18 @@ pub struct Decided {
     pub audit: audit::Record,
 }
 
-/// The event a payload carries, parsed strictly (see [`hermes::parse_event`]).
+/// The event a payload carries, parsed strictly (see [`hermes::parse_event`]). A payload
+/// from the host gets this process's locations ([`crate::paths::location_env`]: a custom
+/// `$HERMES_HOME` or `$WARDEN_CACHE_DIR` is protected like the default one); an [`Event`]
+/// given as such keeps its own [`Event::env`].
 pub fn parse(payload: Payload<'_>) -> Result<Event, hermes::PayloadError> {
-    match payload {
-        Payload::Event(e) => Ok(e.clone()),
-        Payload::Json(v) => hermes::parse_event(v),
-        Payload::Bytes(b) => hermes::parse_payload(b).and_then(|v| hermes::parse_event(&v)),
-    }
+    let mut event = match payload {
+        Payload::Event(e) => return Ok(e.clone()),
+        Payload::Json(v) => hermes::parse_event(v)?,
+        Payload::Bytes(b) => hermes::parse_payload(b).and_then(|v| hermes::parse_event(&v))?,
+    };
+    event.env = crate::paths::location_env();
+    Ok(event)
 }
 
 /// Decide one event.
@@ -304,6 +309,58 @@ rule fs.write_etc {
             host: HostSpec::parse(host).unwrap(),
             fail_open: false,
         }
+    }
+
+    /// `$VAR` targets are expanded per event from `Event::env`, never compiled in: one cache
+    /// directory serves events with different `$HERMES_HOME` values, each judged by its own
+    /// (the snapshot made under one value is right under the other).
+    #[test]
+    fn one_cache_dir_two_hermes_homes() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("p.warden"),
+            "rule host.cfg {\n  on pre_tool_call\n  when tool == \"write_file\" and path(args.path) under [\"$HERMES_HOME/config.yaml\", \"${WARDEN_CACHE_DIR}\"]\n  block \"no\"\n}\n",
+        )
+        .unwrap();
+        let source = crate::policy::Source::Paths(vec![dir.path().to_path_buf()]);
+        let cache = tempfile::tempdir().unwrap();
+        let compile = CompileOptions {
+            home: Some("/home/u".into()),
+            lazy: true,
+        };
+        let policy = PolicyRef::PerCall {
+            source: &source,
+            cache_dir: Some(cache.path()),
+            compile: &compile,
+        };
+        for home in ["/srv/a", "/srv/b", "/srv/a", "/srv/b"] {
+            for (path, want) in [
+                (format!("{home}/config.yaml"), "block"),
+                (
+                    "/srv/a/config.yaml".to_string(),
+                    if home == "/srv/a" { "block" } else { "allow" },
+                ),
+                (format!("{home}/notes.txt"), "allow"),
+                ("/srv/cache/x.snap".to_string(), "allow"),
+            ] {
+                let mut e = Event::tool_call("write_file", json!({ "path": path }));
+                e.env = vec![("HERMES_HOME".into(), home.into())];
+                let d = decide(Payload::Event(&e), policy, &opts("hermes"));
+                assert_eq!(
+                    decision_name(&d.verdict.unwrap().decision),
+                    want,
+                    "{home}: {path}"
+                );
+            }
+        }
+        let mut e = Event::tool_call("write_file", json!({ "path": "/srv/cache/x.snap" }));
+        e.env = vec![("WARDEN_CACHE_DIR".into(), "/srv/cache".into())];
+        let d = decide(Payload::Event(&e), policy, &opts("hermes"));
+        assert_eq!(decision_name(&d.verdict.unwrap().decision), "block");
+        assert!(
+            std::fs::read_dir(cache.path()).unwrap().count() >= 1,
+            "the snapshot was cached"
+        );
     }
 
     #[test]

@@ -282,12 +282,96 @@ fn check_config(home: &Path, r: &mut Report) {
         check_consent(home, &cfg, "pre_llm_call", c, r);
     }
     check_host_flag(&argv, r);
+    report_self_protection(home, &argv, r);
     let mut events = vec![EVENT];
     if llm.is_some() {
         events.push("pre_llm_call");
     }
     if let Some(p) = policy {
         report_packs(&p, &events, r);
+    }
+}
+
+/// The locations the shipped packs' self-protection (`host.self_protection`,
+/// `files.write_self`) covers, as a hook started with this environment sees them: the
+/// pack's `host_warden_files` list with `~` and its `$VAR` targets expanded (an unset
+/// variable stands for nothing).
+pub fn protected_locations() -> Vec<String> {
+    let text = crate::policy::BUILTIN_PACKS
+        .iter()
+        .find(|(n, _)| n.starts_with("host."))
+        .map_or("", |(_, t)| *t);
+    let list = text
+        .split_once("list host_warden_files = [")
+        .and_then(|(_, rest)| rest.split_once("\n]"))
+        .map_or("", |(l, _)| l);
+    let env = crate::paths::location_env();
+    let home = crate::paths::home_dir();
+    let mut out = Vec::new();
+    for line in list.lines().map(str::trim) {
+        let Some(item) = line.strip_prefix('"').and_then(|l| l.strip_suffix("\",")) else {
+            continue;
+        };
+        let expanded: Vec<String> = match crate::paths::split_var(item) {
+            Some((var, rest)) => env
+                .iter()
+                .filter(|(k, _)| k == var)
+                .map(|(_, v)| format!("{v}{rest}"))
+                .collect(),
+            None => vec![item.to_string()],
+        };
+        for p in expanded {
+            let p = crate::paths::normalize(&p, None, home.as_deref()).unwrap_or(p);
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Which locations self-protection covers, and a warning for a location the hook is told by
+/// a flag only (`--policy`, `--audit`, `--cache-dir`): the packs read the environment, not
+/// the hook's flags.
+fn report_self_protection(home: &Path, argv: &[String], r: &mut Report) {
+    let protected = protected_locations();
+    let config = home.join("config.yaml").to_string_lossy().into_owned();
+    let c = r.add(
+        "self_protection",
+        Status::Info,
+        format!(
+            "the shipped packs refuse writes, moves and deletes of {} locations (warden's cache, policies, binary, audit log; Hermes's hook configuration), as a hook with this environment sees them ($HERMES_HOME, $WARDEN_CACHE_DIR, $XDG_CACHE_HOME, $WARDEN_POLICY, $WARDEN_AUDIT expanded)",
+            protected.len()
+        ),
+    );
+    c.detail.extend(protected.iter().cloned());
+    if !protected.contains(&config) {
+        r.add(
+            "self_protection",
+            Status::Warn,
+            format!("{config} is protected only when Hermes (and so the hook) runs with HERMES_HOME={} set", home.display()),
+        );
+    }
+    let mut it = argv.iter().skip(2);
+    while let Some(a) = it.next() {
+        let (flag, value) = match a.split_once('=') {
+            Some((f, v)) => (f, Some(v.to_string())),
+            None => (a.as_str(), None),
+        };
+        if !matches!(flag, "--policy" | "-p" | "--audit" | "--cache-dir") {
+            continue;
+        }
+        let Some(v) = value.or_else(|| it.next().cloned()) else {
+            continue;
+        };
+        let p = expand_home(Path::new(&v)).to_string_lossy().into_owned();
+        if !protected.iter().any(|d| crate::paths::is_under(&p, d)) {
+            r.add(
+                "self_protection",
+                Status::Warn,
+                format!("the hook's {flag} {v} is not a protected location: the agent could change it (self-protection reads $WARDEN_POLICY / $WARDEN_AUDIT / $WARDEN_CACHE_DIR, not the hook's flags; put it under /etc/warden or ~/.config/warden, or set the variable in Hermes's environment)"),
+            );
+        }
     }
 }
 
@@ -695,5 +779,21 @@ mod tests {
             .map(|s| s.to_string())
             .collect();
         assert_eq!(host_arg(&argv).as_deref(), Some("hermes@0.19.0"));
+    }
+}
+
+#[cfg(test)]
+mod self_protection_tests {
+    /// The list comes from the shipped host pack: the default places, home expanded.
+    #[test]
+    fn protected_locations_come_from_the_host_pack() {
+        let l = super::protected_locations();
+        assert!(l.iter().any(|p| p == "/etc/warden"), "{l:?}");
+        assert!(l.iter().any(|p| p == "/usr/local/bin/warden"), "{l:?}");
+        if let Some(h) = crate::paths::home_dir() {
+            assert!(l.contains(&format!("{h}/.cache/warden")), "{l:?}");
+            assert!(l.contains(&format!("{h}/.hermes/config.yaml")), "{l:?}");
+        }
+        assert!(!l.iter().any(|p| p.contains('$')), "{l:?}");
     }
 }
