@@ -256,6 +256,15 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
     {
         return false;
     }
+    // a template (`{SumoAccessKey}`), an unclosed placeholder's tail (`password>`), an
+    // assignment fragment (`token:`), a versioned artifact name (`jjwt-jackson-0.11.2`)
+    if (b[0] == b'{' && b[b.len() - 1] == b'}' && b[1..b.len() - 1].iter().all(|&c| is_ident_byte(c)))
+        || b[b.len() - 1] == b'>'
+        || b[b.len() - 1] == b':'
+        || versioned_name(b)
+    {
+        return false;
+    }
     let has_space = b.contains(&b' ');
     if !has_space {
         // identifiers: snake_case / kebab words, camelCase words, without digits
@@ -278,9 +287,51 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
         }
         shannon_entropy(b) >= 2.5
     } else {
+        // code or a command line, not a pass-phrase: an assignment (`name = `), an option or
+        // a path argument (`etcdctl get /app/secret`)
+        let code = v.ends_with('=')
+            || v.contains(" = ")
+            || v.contains(" := ")
+            || v.split(' ').any(|w| {
+                let w = w.as_bytes();
+                w.len() >= 2 && (w[0] == b'-' || w[0] == b'/') && w[1].is_ascii_alphabetic()
+            });
         // a quoted pass-phrase: several characters, some variety, not prose-length
-        v.len() >= 8 && v.len() <= 200 && shannon_entropy(b) >= 2.5
+        !code && v.len() >= 8 && v.len() <= 200 && shannon_entropy(b) >= 2.5
     }
+}
+
+/// `name-1.2`, `jjwt-jackson-0.11.2`, `lib_v2.0.1-rc1`: letters first, then a separator and a
+/// dotted version number (at least two numeric parts) at the end, with an optional short tag.
+fn versioned_name(b: &[u8]) -> bool {
+    if !b[0].is_ascii_alphabetic() {
+        return false;
+    }
+    let Some(sep) = b
+        .iter()
+        .rposition(|&c| c == b'-' || c == b'_' || c == b':' || c == b'@')
+    else {
+        return false;
+    };
+    // `name-1.2` or `name-1.2-rc1`: the version is after the last separator, or before it
+    let tail = &b[sep + 1..];
+    let ver = |t: &[u8]| {
+        let t = t.strip_prefix(b"v").unwrap_or(t);
+        let parts: Vec<&[u8]> = t.split(|&c| c == b'.').collect();
+        parts.len() >= 2
+            && parts
+                .iter()
+                .all(|p| !p.is_empty() && p.len() <= 4 && p.iter().all(u8::is_ascii_digit))
+    };
+    if ver(tail) {
+        return true;
+    }
+    tail.len() <= 8
+        && tail.iter().all(u8::is_ascii_alphanumeric)
+        && b[..sep]
+            .iter()
+            .rposition(|&c| c == b'-' || c == b'_' || c == b':' || c == b'@')
+            .is_some_and(|p| ver(&b[p + 1..sep]))
 }
 
 /// Last words of a key name that make it a non-secret field (`credentialsId`,
@@ -379,9 +430,82 @@ pub fn key_name_ok(prefix: &[u8]) -> bool {
     let (Some(first), Some(last)) = (words.first(), words.last()) else {
         return true;
     };
-    !(NON_SECRET_SUFFIXES.contains(&last.as_str())
-        || matches!(first.as_str(), "public" | "publishable" | "pub"))
+    if NON_SECRET_SUFFIXES.contains(&last.as_str())
+        || matches!(first.as_str(), "public" | "publishable" | "pub")
+    {
+        return false;
+    }
+    // anti-forgery tokens are public by design (`authenticity_token`, `csrf-token`);
+    // a name that is a phrase (`keyVaultToStoreSecrets`, `path_to_key`) describes something else
+    if words.iter().any(|w| NON_SECRET_WORDS.contains(&w.as_str()))
+        || words[1..].iter().any(|w| matches!(w.as_str(), "to" | "for" | "from" | "of"))
+    {
+        return false;
+    }
+    // a data-structure key (`primaryKey`, `bucket_key`, `cacheKey`) unless a credential word
+    // names it too (`bucket_secret_key`)
+    let strong = words.iter().any(|w| CREDENTIAL_WORDS.contains(&w.as_str()));
+    strong || !words.iter().any(|w| KEY_QUALIFIERS.contains(&w.as_str()))
 }
+
+/// Words that make any key name a non-secret field: anti-forgery tokens, sent to every
+/// visitor of a page.
+const NON_SECRET_WORDS: &[&str] = &["csrf", "xsrf", "authenticity", "csrftoken", "xsrftoken"];
+
+/// Words that name a credential in a key name (`bucket_secret_key` is one).
+const CREDENTIAL_WORDS: &[&str] = &[
+    "secret",
+    "secrets",
+    "token",
+    "password",
+    "passwd",
+    "pwd",
+    "pass",
+    "credential",
+    "credentials",
+    "auth",
+    "api",
+    "apikey",
+    "access",
+    "private",
+    "passphrase",
+    "signing",
+    "encryption",
+    "master",
+    "client",
+    "account",
+    "storage",
+    "license",
+];
+
+/// Words that make a bare `…key` name a data-structure key, not a credential.
+const KEY_QUALIFIERS: &[&str] = &[
+    "primary",
+    "foreign",
+    "sort",
+    "partition",
+    "range",
+    "bucket",
+    "cache",
+    "row",
+    "composite",
+    "unique",
+    "lookup",
+    "index",
+    "idempotency",
+    "dedup",
+    "routing",
+    "shard",
+    "object",
+    "translation",
+    "i18n",
+    "locale",
+    "map",
+    "dict",
+    "hotkey",
+    "shortcut",
+    "react",
+];
 
 /// See [`Validator::HighEntropy`].
 pub fn high_entropy_ok(s: &[u8]) -> bool {
@@ -632,6 +756,36 @@ pub fn jwt_base64_ok(s: &[u8]) -> bool {
 /// (`ghp_xxxx…`, `A3-XXXXXX-…`, `0000…`), or a stock filler (`example`, `abcdef`, `123456`,
 /// `your_…`, `changeme`, …). Applied to every rule that is not self-certifying.
 pub fn looks_placeholder(s: &[u8]) -> bool {
+    // templates and references, not values: `${VAR}`, `$(cmd)`, `{{ x }}`, `<your token>`,
+    // `{Name}`, a SOPS-encrypted `ENC[…]`
+    if s.starts_with(b"${")
+        || s.starts_with(b"$(")
+        || s.starts_with(b"{{")
+        || s.starts_with(b"%(")
+        || s.starts_with(b"<")
+        || s.starts_with(b"`")
+        || s.starts_with(b"ENC[")
+        || (s.len() > 2
+            && s[0] == b'{'
+            && s[s.len() - 1] == b'}'
+            && s[1..s.len() - 1].iter().all(|&c| is_ident_byte(c)))
+    {
+        return true;
+    }
+    // an environment-variable name (`ACCESS_TOKEN`, `YOUR_API_KEY`)
+    if s.contains(&b'_') && s.iter().all(|&c| c.is_ascii_uppercase() || c == b'_') {
+        return true;
+    }
+    // masked: a run of four mask characters anywhere (`xoxp-…-########`)
+    if s.windows(4)
+        .any(|w| w.iter().all(|&c| c == b'#' || c == b'*') && w[0] == w[3])
+    {
+        return true;
+    }
+    // `…TokenHere`, `RANDOMSTRINGHERE`
+    if s.len() > 8 && s[s.len() - 4..].eq_ignore_ascii_case(b"here") {
+        return true;
+    }
     let mut run = 1;
     let mut best = 1;
     for w in s.windows(2) {
