@@ -409,6 +409,15 @@ pub fn key_name_ok(prefix: &[u8]) -> bool {
     if name.is_empty() {
         return true;
     }
+    // anti-forgery tokens are public by design (`authenticity_token`, `csrf-token`), also
+    // when a typed or attribute form puts another word last (`name="csrf_token" value=`)
+    let lower = prefix.to_ascii_lowercase();
+    if NON_SECRET_WORDS
+        .iter()
+        .any(|w| memchr::memmem::find(&lower, w.as_bytes()).is_some())
+    {
+        return false;
+    }
     // split into words: separators and lower->upper camelCase steps
     let mut words: Vec<String> = Vec::new();
     let mut cur = String::new();
@@ -435,10 +444,10 @@ pub fn key_name_ok(prefix: &[u8]) -> bool {
     {
         return false;
     }
-    // anti-forgery tokens are public by design (`authenticity_token`, `csrf-token`);
     // a name that is a phrase (`keyVaultToStoreSecrets`, `path_to_key`) describes something else
-    if words.iter().any(|w| NON_SECRET_WORDS.contains(&w.as_str()))
-        || words[1..].iter().any(|w| matches!(w.as_str(), "to" | "for" | "from" | "of"))
+    if words[1..]
+        .iter()
+        .any(|w| matches!(w.as_str(), "to" | "for" | "from" | "of"))
     {
         return false;
     }
@@ -450,7 +459,7 @@ pub fn key_name_ok(prefix: &[u8]) -> bool {
 
 /// Words that make any key name a non-secret field: anti-forgery tokens, sent to every
 /// visitor of a page.
-const NON_SECRET_WORDS: &[&str] = &["csrf", "xsrf", "authenticity", "csrftoken", "xsrftoken"];
+const NON_SECRET_WORDS: &[&str] = &["csrf", "xsrf", "authenticity"];
 
 /// Words that name a credential in a key name (`bucket_secret_key` is one).
 const CREDENTIAL_WORDS: &[&str] = &[
@@ -797,6 +806,20 @@ pub fn looks_placeholder(s: &[u8]) -> bool {
         }
     }
     if best >= 6 && best * 3 >= s.len() {
+        return true;
+    }
+    // several runs (`sgp_5555555dAAAAA7777777CcccCFaaaaaaaaaaaaaa`): runs of four or more
+    // covering half of it
+    let mut covered = 0;
+    let mut i = 0;
+    while i < s.len() {
+        let j = s[i..].iter().position(|&c| c != s[i]).map_or(s.len(), |k| i + k);
+        if j - i >= 4 {
+            covered += j - i;
+        }
+        i = j;
+    }
+    if covered * 2 >= s.len() {
         return true;
     }
     // stock sequences, as typed (a random secret with mixed case is not one)
