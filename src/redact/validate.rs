@@ -258,7 +258,9 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
     }
     // a template (`{SumoAccessKey}`), an unclosed placeholder's tail (`password>`), an
     // assignment fragment (`token:`), a versioned artifact name (`jjwt-jackson-0.11.2`)
-    if (b[0] == b'{' && b[b.len() - 1] == b'}' && b[1..b.len() - 1].iter().all(|&c| is_ident_byte(c)))
+    if (b[0] == b'{'
+        && b[b.len() - 1] == b'}'
+        && b[1..b.len() - 1].iter().all(|&c| is_ident_byte(c)))
         || b[b.len() - 1] == b'>'
         || b[b.len() - 1] == b':'
         || versioned_name(b)
@@ -813,7 +815,10 @@ pub fn looks_placeholder(s: &[u8]) -> bool {
     let mut covered = 0;
     let mut i = 0;
     while i < s.len() {
-        let j = s[i..].iter().position(|&c| c != s[i]).map_or(s.len(), |k| i + k);
+        let j = s[i..]
+            .iter()
+            .position(|&c| c != s[i])
+            .map_or(s.len(), |k| i + k);
         if j - i >= 4 {
             covered += j - i;
         }
@@ -926,6 +931,75 @@ mod tests {
         assert!(jwt_ok(t));
         assert!(!jwt_ok(b"eyJzdWIiOiJ4In0.eyJzdWIiOiJ4In0.c2ln")); // header has no alg
         assert!(!jwt_ok(b"abc.def"));
+    }
+
+    #[test]
+    fn look_alike_values() {
+        // templates, env-var names, masks, fillers, runs: placeholders for every rule
+        for p in [
+            &b"${API_TOKEN}"[..],
+            b"$(gcloud auth print-access-token)",
+            b"<Openverse",
+            b"{SumoAccessKey}",
+            b"ENC[AES256_GCM,data:Zm9v]",
+            b"ACCESS_TOKEN",
+            b"xoxp-5723-####",
+            b"xoxe.xoxp-1-RandomStringHere",
+            b"sgp_1111111bCCCCC2222222DdddEEbbbbbbbbbbbbbb",
+        ] {
+            assert!(looks_placeholder(p), "{}", String::from_utf8_lossy(p));
+        }
+        for s in [
+            &b"xoxb-492755519920-5285365623324-ckquA3JDXq0VmrIeZMeoNGiI"[..],
+            b"AKIAZQ3DRSQ5GLXKTPWB",
+            b"fm1r_lJPECAAAAAAAAMqcxBBLMJKXYKJiT0CI58XmukX",
+        ] {
+            assert!(!looks_placeholder(s), "{}", String::from_utf8_lossy(s));
+        }
+        // generic values: versioned names, fragments, command lines are no secrets
+        for v in [
+            &b"SalesResults-1.2"[..],
+            b"jjwt-jackson-0.11.2",
+            b"lib_v2.0.1-rc1",
+            b"token:",
+            b"password>",
+            b"telegram_api_token =",
+            b"etcdctl get /app/secret",
+            b"vault kv get -field=pw secret/db",
+        ] {
+            assert!(!secret_value_ok(v), "{}", String::from_utf8_lossy(v));
+        }
+        for v in [
+            &b"s3cUre7Tq-x9Lp2Kv"[..],
+            b"my horse ate 7 carrots",
+            b"correct horse battery staple",
+            b"dGVzdC1zZWNyZXQtdmFsdWU=",
+        ] {
+            assert!(secret_value_ok(v), "{}", String::from_utf8_lossy(v));
+        }
+    }
+
+    #[test]
+    fn key_names() {
+        for n in [
+            &b"csrf_token = "[..],
+            b"name=\"authenticity_token\" value=",
+            b"keyVaultToStoreSecrets: ",
+            b"primaryKey=",
+            b"\"bucket_key\": ",
+            b"credentialsId = ",
+        ] {
+            assert!(!key_name_ok(n), "{}", String::from_utf8_lossy(n));
+        }
+        for n in [
+            &b"session_token = "[..],
+            b"signingKey = ",
+            b"bucket_secret_key = ",
+            b"azure_search_key = ",
+            b"asanaToken\" => ",
+        ] {
+            assert!(key_name_ok(n), "{}", String::from_utf8_lossy(n));
+        }
     }
 
     #[test]
