@@ -159,7 +159,9 @@ def peer_flags(name, rows):
                 if f'/{i}.txt"' in text:
                     hit.add(f"{i}.txt")
         elif name == "detect-secrets":
-            p = subprocess.run([os.path.join(PEERS, "bin/detect-secrets"), "scan", "--all-files", src], capture_output=True, text=True)
+            # run outside any git work tree: inside one, detect-secrets ignores paths outside it
+            p = subprocess.run([os.path.join(PEERS, "bin/detect-secrets"), "scan", "--all-files", src], capture_output=True,
+                               text=True, cwd=d)
             for path in json.loads(p.stdout).get("results", {}):
                 hit.add(os.path.basename(path))
         return [f"{i}.txt" in hit for i in range(len(rows))]
