@@ -21,6 +21,9 @@ Modes, all with the default policy (every shipped pack) and the transform_tool_r
   json  every sample wrapped as {"output": <sample>, "exit_code": 0}, one line each, through
         `warden redact --format jsonl`; every output line must be valid JSON with the same keys
 
+On the gitleaks corpus the notes also give the look-alike rate over the look-alikes that no
+other gitleaks rule flags (30 of its 374 `clean` samples are another rule's secrets).
+
 A secret sample is recalled when none of its secret substrings survives in the output; a PII
 sample when none of its labelled spans survives; a look-alike ("clean") sample is altered when the
 output differs from the input. Peers are detectors, not redactors: a peer recalls a sample when it
@@ -156,7 +159,9 @@ def peer_flags(name, rows):
                 if f'/{i}.txt"' in text:
                     hit.add(f"{i}.txt")
         elif name == "detect-secrets":
-            p = subprocess.run([os.path.join(PEERS, "bin/detect-secrets"), "scan", "--all-files", src], capture_output=True, text=True)
+            # run outside any git work tree: inside one, detect-secrets ignores paths outside it
+            p = subprocess.run([os.path.join(PEERS, "bin/detect-secrets"), "scan", "--all-files", src], capture_output=True,
+                               text=True, cwd=d)
             for path in json.loads(p.stdout).get("results", {}):
                 hit.add(os.path.basename(path))
         return [f"{i}.txt" in hit for i in range(len(rows))]
@@ -203,20 +208,28 @@ def main():
         t = time.perf_counter()
         outs = warden_text(warden, rows, quick)
         how = "single-line samples batched" if quick else "one process per sample"
-        results.append((f"warden, text ({how})", score(rows, outs), f"{time.perf_counter() - t:.1f} s"))
+        results.append((f"warden, text ({how})", score(rows, outs), f"{time.perf_counter() - t:.1f} s", outs))
         bad = lambda r, o: (r["pos"] and any(n in o for n in r["needles"])) or (not r["pos"] and o != r["text"])  # noqa: E731
         misses[cname] = [("text", r) for r, o in zip(rows, outs) if bad(r, o)]
         outs, invalid = warden_json(warden, rows)
-        results.append(("warden, JSON-wrapped (`--format jsonl`)", score(rows, outs), f"{invalid} invalid JSON lines"))
+        results.append(("warden, JSON-wrapped (`--format jsonl`)", score(rows, outs), f"{invalid} invalid JSON lines", outs))
         misses[cname] += [("json", r) for r, o in zip(rows, outs) if bad(r, o)]
         if peers:
             if cname != "presidio core PII":
                 for p in ("betterleaks", "kingfisher", "detect-secrets"):
                     if os.path.exists(os.path.join(PEERS, "bin", p)):
-                        results.append((f"{p} (detects)", score(rows, peer_flags(p, rows)), ""))
+                        flags = peer_flags(p, rows)
+                        results.append((f"{p} (detects)", score(rows, flags), "", flags))
             if os.path.exists(HERMES_PY):
-                results.append(("Hermes 0.19.0 redact_sensitive_text", score(rows, hermes(rows)), ""))
-        for tool, (rec, n, alt, m, per), note in results:
+                outs = hermes(rows)
+                results.append(("Hermes 0.19.0 redact_sensitive_text", score(rows, outs), "", outs))
+        for tool, (rec, n, alt, m, per), note, outs in results:
+            if cname == "gitleaks":
+                # look-alikes that another gitleaks rule itself flags are secrets of another
+                # type (the corpus README): also report the rate without them
+                own = [(r, o) for r, o in zip(rows, outs) if not r["pos"] and not r.get("gitleaks_hits")]
+                a = sum(1 for r, o in own if (o if isinstance(o, bool) else o != r["text"]))
+                note = (note + "; " if note else "") + f"look-alikes no gitleaks rule flags: {cell(a, len(own))}"
             if cname == "presidio core PII":
                 note = (note + "; " if note else "") + ", ".join(
                     f"{CORE_PII[k]} {a}/{b}" for k, (a, b) in sorted(per.items()))

@@ -1121,8 +1121,9 @@ impl Redactor {
         Verdict::Accept
     }
 
-    /// Drop the vetoes from `out`, and every candidate of a rule without a checksum that lies
-    /// inside one (the digits of an IBAN with a wrong check are no phone number).
+    /// Drop the vetoes from `out`, and every candidate of a rule without a checksum or a
+    /// key-name check that lies inside one (the digits of an IBAN with a wrong check are no
+    /// phone number).
     fn apply_vetoes(&self, out: &mut Vec<Cand>) {
         if !out.iter().any(|c| c.rule == VETO) {
             return;
@@ -1137,11 +1138,14 @@ impl Redactor {
             if c.rule == VETO {
                 return false;
             }
-            let checked = self
-                .rules
-                .get(c.rule as usize)
-                .is_some_and(|r| r.spec.validator.is_some_and(Validator::is_checksum));
-            checked || !vetoes.iter().any(|&(s, e)| s <= c.start && c.end <= e)
+            // a checksum rule, or a value a credential-named key certifies (`asanaToken =
+            // "3940241821209427"`: a token, whatever the card check says), keeps its claim
+            let certified = self.rules.get(c.rule as usize).is_some_and(|r| {
+                r.spec
+                    .validator
+                    .is_some_and(|v| v.is_checksum() || v.checks_key_name())
+            });
+            certified || !vetoes.iter().any(|&(s, e)| s <= c.start && c.end <= e)
         });
     }
 

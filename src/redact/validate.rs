@@ -256,6 +256,17 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
     {
         return false;
     }
+    // a template (`{SumoAccessKey}`), an unclosed placeholder's tail (`password>`), an
+    // assignment fragment (`token:`), a versioned artifact name (`jjwt-jackson-0.11.2`)
+    if (b[0] == b'{'
+        && b[b.len() - 1] == b'}'
+        && b[1..b.len() - 1].iter().all(|&c| is_ident_byte(c)))
+        || b[b.len() - 1] == b'>'
+        || b[b.len() - 1] == b':'
+        || versioned_name(b)
+    {
+        return false;
+    }
     let has_space = b.contains(&b' ');
     if !has_space {
         // identifiers: snake_case / kebab words, camelCase words, without digits
@@ -278,9 +289,51 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
         }
         shannon_entropy(b) >= 2.5
     } else {
+        // code or a command line, not a pass-phrase: an assignment (`name = `), an option or
+        // a path argument (`etcdctl get /app/secret`)
+        let code = v.ends_with('=')
+            || v.contains(" = ")
+            || v.contains(" := ")
+            || v.split(' ').any(|w| {
+                let w = w.as_bytes();
+                w.len() >= 2 && (w[0] == b'-' || w[0] == b'/') && w[1].is_ascii_alphabetic()
+            });
         // a quoted pass-phrase: several characters, some variety, not prose-length
-        v.len() >= 8 && v.len() <= 200 && shannon_entropy(b) >= 2.5
+        !code && v.len() >= 8 && v.len() <= 200 && shannon_entropy(b) >= 2.5
     }
+}
+
+/// `name-1.2`, `jjwt-jackson-0.11.2`, `lib_v2.0.1-rc1`: letters first, then a separator and a
+/// dotted version number (at least two numeric parts) at the end, with an optional short tag.
+fn versioned_name(b: &[u8]) -> bool {
+    if !b[0].is_ascii_alphabetic() {
+        return false;
+    }
+    let Some(sep) = b
+        .iter()
+        .rposition(|&c| c == b'-' || c == b'_' || c == b':' || c == b'@')
+    else {
+        return false;
+    };
+    // `name-1.2` or `name-1.2-rc1`: the version is after the last separator, or before it
+    let tail = &b[sep + 1..];
+    let ver = |t: &[u8]| {
+        let t = t.strip_prefix(b"v").unwrap_or(t);
+        let parts: Vec<&[u8]> = t.split(|&c| c == b'.').collect();
+        parts.len() >= 2
+            && parts
+                .iter()
+                .all(|p| !p.is_empty() && p.len() <= 4 && p.iter().all(u8::is_ascii_digit))
+    };
+    if ver(tail) {
+        return true;
+    }
+    tail.len() <= 8
+        && tail.iter().all(u8::is_ascii_alphanumeric)
+        && b[..sep]
+            .iter()
+            .rposition(|&c| c == b'-' || c == b'_' || c == b':' || c == b'@')
+            .is_some_and(|p| ver(&b[p + 1..sep]))
 }
 
 /// Last words of a key name that make it a non-secret field (`credentialsId`,
@@ -358,6 +411,15 @@ pub fn key_name_ok(prefix: &[u8]) -> bool {
     if name.is_empty() {
         return true;
     }
+    // anti-forgery tokens are public by design (`authenticity_token`, `csrf-token`), also
+    // when a typed or attribute form puts another word last (`name="csrf_token" value=`)
+    let lower = prefix.to_ascii_lowercase();
+    if NON_SECRET_WORDS
+        .iter()
+        .any(|w| memchr::memmem::find(&lower, w.as_bytes()).is_some())
+    {
+        return false;
+    }
     // split into words: separators and lower->upper camelCase steps
     let mut words: Vec<String> = Vec::new();
     let mut cur = String::new();
@@ -379,9 +441,82 @@ pub fn key_name_ok(prefix: &[u8]) -> bool {
     let (Some(first), Some(last)) = (words.first(), words.last()) else {
         return true;
     };
-    !(NON_SECRET_SUFFIXES.contains(&last.as_str())
-        || matches!(first.as_str(), "public" | "publishable" | "pub"))
+    if NON_SECRET_SUFFIXES.contains(&last.as_str())
+        || matches!(first.as_str(), "public" | "publishable" | "pub")
+    {
+        return false;
+    }
+    // a name that is a phrase (`keyVaultToStoreSecrets`, `path_to_key`) describes something else
+    if words[1..]
+        .iter()
+        .any(|w| matches!(w.as_str(), "to" | "for" | "from" | "of"))
+    {
+        return false;
+    }
+    // a data-structure key (`primaryKey`, `bucket_key`, `cacheKey`) unless a credential word
+    // names it too (`bucket_secret_key`)
+    let strong = words.iter().any(|w| CREDENTIAL_WORDS.contains(&w.as_str()));
+    strong || !words.iter().any(|w| KEY_QUALIFIERS.contains(&w.as_str()))
 }
+
+/// Words that make any key name a non-secret field: anti-forgery tokens, sent to every
+/// visitor of a page.
+const NON_SECRET_WORDS: &[&str] = &["csrf", "xsrf", "authenticity"];
+
+/// Words that name a credential in a key name (`bucket_secret_key` is one).
+const CREDENTIAL_WORDS: &[&str] = &[
+    "secret",
+    "secrets",
+    "token",
+    "password",
+    "passwd",
+    "pwd",
+    "pass",
+    "credential",
+    "credentials",
+    "auth",
+    "api",
+    "apikey",
+    "access",
+    "private",
+    "passphrase",
+    "signing",
+    "encryption",
+    "master",
+    "client",
+    "account",
+    "storage",
+    "license",
+];
+
+/// Words that make a bare `…key` name a data-structure key, not a credential.
+const KEY_QUALIFIERS: &[&str] = &[
+    "primary",
+    "foreign",
+    "sort",
+    "partition",
+    "range",
+    "bucket",
+    "cache",
+    "row",
+    "composite",
+    "unique",
+    "lookup",
+    "index",
+    "idempotency",
+    "dedup",
+    "routing",
+    "shard",
+    "object",
+    "translation",
+    "i18n",
+    "locale",
+    "map",
+    "dict",
+    "hotkey",
+    "shortcut",
+    "react",
+];
 
 /// See [`Validator::HighEntropy`].
 pub fn high_entropy_ok(s: &[u8]) -> bool {
@@ -632,6 +767,36 @@ pub fn jwt_base64_ok(s: &[u8]) -> bool {
 /// (`ghp_xxxx…`, `A3-XXXXXX-…`, `0000…`), or a stock filler (`example`, `abcdef`, `123456`,
 /// `your_…`, `changeme`, …). Applied to every rule that is not self-certifying.
 pub fn looks_placeholder(s: &[u8]) -> bool {
+    // templates and references, not values: `${VAR}`, `$(cmd)`, `{{ x }}`, `<your token>`,
+    // `{Name}`, a SOPS-encrypted `ENC[…]`
+    if s.starts_with(b"${")
+        || s.starts_with(b"$(")
+        || s.starts_with(b"{{")
+        || s.starts_with(b"%(")
+        || s.starts_with(b"<")
+        || s.starts_with(b"`")
+        || s.starts_with(b"ENC[")
+        || (s.len() > 2
+            && s[0] == b'{'
+            && s[s.len() - 1] == b'}'
+            && s[1..s.len() - 1].iter().all(|&c| is_ident_byte(c)))
+    {
+        return true;
+    }
+    // an environment-variable name (`ACCESS_TOKEN`, `YOUR_API_KEY`)
+    if s.contains(&b'_') && s.iter().all(|&c| c.is_ascii_uppercase() || c == b'_') {
+        return true;
+    }
+    // masked: a run of four mask characters anywhere (`xoxp-…-########`)
+    if s.windows(4)
+        .any(|w| w.iter().all(|&c| c == b'#' || c == b'*') && w[0] == w[3])
+    {
+        return true;
+    }
+    // `…TokenHere`, `RANDOMSTRINGHERE`
+    if s.len() > 8 && s[s.len() - 4..].eq_ignore_ascii_case(b"here") {
+        return true;
+    }
     let mut run = 1;
     let mut best = 1;
     for w in s.windows(2) {
@@ -643,6 +808,23 @@ pub fn looks_placeholder(s: &[u8]) -> bool {
         }
     }
     if best >= 6 && best * 3 >= s.len() {
+        return true;
+    }
+    // several runs (`sgp_5555555dAAAAA7777777CcccCFaaaaaaaaaaaaaa`): runs of four or more
+    // covering half of it
+    let mut covered = 0;
+    let mut i = 0;
+    while i < s.len() {
+        let j = s[i..]
+            .iter()
+            .position(|&c| c != s[i])
+            .map_or(s.len(), |k| i + k);
+        if j - i >= 4 {
+            covered += j - i;
+        }
+        i = j;
+    }
+    if covered * 2 >= s.len() {
         return true;
     }
     // stock sequences, as typed (a random secret with mixed case is not one)
@@ -749,6 +931,75 @@ mod tests {
         assert!(jwt_ok(t));
         assert!(!jwt_ok(b"eyJzdWIiOiJ4In0.eyJzdWIiOiJ4In0.c2ln")); // header has no alg
         assert!(!jwt_ok(b"abc.def"));
+    }
+
+    #[test]
+    fn look_alike_values() {
+        // templates, env-var names, masks, fillers, runs: placeholders for every rule
+        for p in [
+            &b"${API_TOKEN}"[..],
+            b"$(gcloud auth print-access-token)",
+            b"<Openverse",
+            b"{SumoAccessKey}",
+            b"ENC[AES256_GCM,data:Zm9v]",
+            b"ACCESS_TOKEN",
+            b"xoxp-5723-####",
+            b"xoxe.xoxp-1-RandomStringHere",
+            b"sgp_1111111bCCCCC2222222DdddEEbbbbbbbbbbbbbb",
+        ] {
+            assert!(looks_placeholder(p), "{}", String::from_utf8_lossy(p));
+        }
+        for s in [
+            &b"xoxb-492755519920-5285365623324-ckquA3JDXq0VmrIeZMeoNGiI"[..],
+            b"AKIAZQ3DRSQ5GLXKTPWB",
+            b"fm1r_lJPECAAAAAAAAMqcxBBLMJKXYKJiT0CI58XmukX",
+        ] {
+            assert!(!looks_placeholder(s), "{}", String::from_utf8_lossy(s));
+        }
+        // generic values: versioned names, fragments, command lines are no secrets
+        for v in [
+            &b"SalesResults-1.2"[..],
+            b"jjwt-jackson-0.11.2",
+            b"lib_v2.0.1-rc1",
+            b"token:",
+            b"password>",
+            b"telegram_api_token =",
+            b"etcdctl get /app/secret",
+            b"vault kv get -field=pw secret/db",
+        ] {
+            assert!(!secret_value_ok(v), "{}", String::from_utf8_lossy(v));
+        }
+        for v in [
+            &b"s3cUre7Tq-x9Lp2Kv"[..],
+            b"my horse ate 7 carrots",
+            b"correct horse battery staple",
+            b"dGVzdC1zZWNyZXQtdmFsdWU=",
+        ] {
+            assert!(secret_value_ok(v), "{}", String::from_utf8_lossy(v));
+        }
+    }
+
+    #[test]
+    fn key_names() {
+        for n in [
+            &b"csrf_token = "[..],
+            b"name=\"authenticity_token\" value=",
+            b"keyVaultToStoreSecrets: ",
+            b"primaryKey=",
+            b"\"bucket_key\": ",
+            b"credentialsId = ",
+        ] {
+            assert!(!key_name_ok(n), "{}", String::from_utf8_lossy(n));
+        }
+        for n in [
+            &b"session_token = "[..],
+            b"signingKey = ",
+            b"bucket_secret_key = ",
+            b"azure_search_key = ",
+            b"asanaToken\" => ",
+        ] {
+            assert!(key_name_ok(n), "{}", String::from_utf8_lossy(n));
+        }
     }
 
     #[test]
