@@ -353,7 +353,15 @@ impl SimpleCommand {
     pub fn has_short(&self, c: char) -> bool {
         self.opt_args().any(|a| {
             let t = a.text.as_str();
-            t.len() > 1 && t.starts_with('-') && !t.starts_with("--") && t[1..].contains(c)
+            let b = t.as_bytes();
+            b.len() > 1
+                && b[0] == b'-'
+                && b[1] != b'-'
+                && if c.is_ascii() {
+                    b[1..].contains(&(c as u8))
+                } else {
+                    t[1..].contains(c)
+                }
         })
     }
 
