@@ -510,6 +510,12 @@ fn glob_bases() {
     assert!(is_under("/etc/cron.d/x", "/etc/cron*"));
     assert!(!is_under("/etc/crontab2/x", "/etc/cron?ab"));
     assert!(is_under("/dev/sda1", "/dev/sd*"));
+    assert!(is_under("/dev/sd*", "/dev/sd*"));
+    assert!(is_under("/home/x*yz/a", "/home/x*"));
+    assert!(is_under("/dev/sxb/1", "/dev/s?b*"));
+    assert!(!is_under("/dev/s", "/dev/s?b*"));
+    assert!(!is_under("/dev/sd", "/dev/sd?"));
+    assert!(is_under("/dev/sd?/x", "/dev/sd?"));
     assert!(!is_under("/dev/nvme0", "/dev/sd*"));
     assert!(is_under("/home/bob/.config/é/x", "/home/*/.config/é"));
     assert!(is_same("/home/bob", "/home/*"));
