@@ -580,12 +580,9 @@ fn is_any(path: &str, targets: &[UnderPath], event: &Event, home: Option<&str>) 
 }
 
 fn shell_test(st: &CShell, an: &shell::Analysis, event: &Event, home: Option<&str>) -> bool {
-    fn names(v: &[String]) -> Vec<&str> {
-        v.iter().map(String::as_str).collect()
-    }
     match st {
         CShell::Unknown => an.has_unknown(),
-        CShell::Pipe { from, to } => an.feeds_any(&names(from), &names(to)),
+        CShell::Pipe { from, to } => an.feeds_any(from, to),
         CShell::RedirectUnder(targets) => an.redirects().any(|(_, r)| {
             r.writes()
                 && r.path

@@ -367,6 +367,39 @@ struct Scan<'t> {
     vars: Vec<(String, Val)>,
 }
 
+/// Calls returning a child process (or its id) of the body itself.
+const CHILD_FNS: &[&str] = &[
+    "Popen",
+    "fork",
+    "forkpty",
+    "spawn",
+    "create_subprocess_exec",
+    "create_subprocess_shell",
+    "execFile",
+];
+
+/// Expressions naming the body's own process.
+const OWN_PID: &[&str] = &[
+    "os.getpid",
+    "getpid",
+    "process.pid",
+    "Process.pid",
+    "getmypid",
+];
+
+/// `-1`, `1234`: a literal integer (the tokenizer gives digits one by one).
+fn int_literal(t: &[Tok]) -> Option<String> {
+    let mut s = String::new();
+    for (i, tok) in t.iter().enumerate() {
+        match tok {
+            Tok::P('-') if i == 0 => s.push('-'),
+            Tok::P(c) if c.is_ascii_digit() => s.push(*c),
+            _ => return None,
+        }
+    }
+    s.bytes().any(|b| b.is_ascii_digit()).then_some(s)
+}
+
 fn is_home_expr(id: &str) -> bool {
     matches!(
         id,
@@ -405,14 +438,15 @@ impl Scan<'_> {
         let (start, end) = match self.t.get(i + 1) {
             Some(Tok::P('(')) => (i + 2, self.group_end(i + 1).saturating_sub(1)),
             Some(Tok::Str(..) | Tok::Id(_) | Tok::P('[')) if self.lang != Lang::Python => {
-                let mut k = i + 1;
-                while k < self.t.len() && !matches!(self.t[k], Tok::P(';' | ')' | '}')) {
-                    k = match self.t[k] {
-                        Tok::P('(' | '[' | '{') => self.group_end(k),
-                        _ => k + 1,
-                    };
-                }
-                (i + 1, k)
+                self.bare_args(i)
+            }
+            // Perl `kill 9, $pid` / `kill -9, $pid`
+            Some(Tok::P(c))
+                if self.lang == Lang::Perl
+                    && (c.is_ascii_digit() || *c == '-')
+                    && matches!(&self.t[i], Tok::Id(x) if x == "kill") =>
+            {
+                self.bare_args(i)
             }
             _ => return out,
         };
@@ -433,6 +467,18 @@ impl Scan<'_> {
             out.push((s, end.min(self.t.len())));
         }
         out
+    }
+
+    /// The token range of a call's arguments written without parentheses.
+    fn bare_args(&self, i: usize) -> (usize, usize) {
+        let mut k = i + 1;
+        while k < self.t.len() && !matches!(self.t[k], Tok::P(';' | ')' | '}')) {
+            k = match self.t[k] {
+                Tok::P('(' | '[' | '{') => self.group_end(k),
+                _ => k + 1,
+            };
+        }
+        (i + 1, k)
     }
 
     /// Evaluate tokens `a..b` as a literal string, list of literals, or dynamic.
@@ -530,6 +576,95 @@ impl Scan<'_> {
             .map(|(_, v)| v.clone())
     }
 
+    /// A process-kill call (`os.kill(pid, 9)`, `os.killpg`, `Process.kill(:KILL, pid)`,
+    /// `process.kill(pid, 'SIGKILL')`, `posix_kill`, Perl `kill 9, $pid`) as the
+    /// argv of the `kill` command it amounts to, so the packs judge both forms
+    /// alike: a target that is not a literal pid is dynamic (`kill -9 …`), a
+    /// child the body started itself (`p = Popen(…); os.kill(p.pid, 9)`) or its
+    /// own pid is the job spec `%child` (like `kill %1`), a literal stays literal
+    /// (`os.kill(-1, 9)` is `kill -9 -1`).
+    fn kill(
+        &self,
+        lang: Lang,
+        full: &str,
+        args: &[(usize, usize)],
+        children: &[String],
+    ) -> Option<Found> {
+        // (signal first?, process group?)
+        let (sig_first, group) = match (lang, full) {
+            (Lang::Python, "os.kill" | "kill") => (false, false),
+            (Lang::Python, "os.killpg" | "killpg") => (false, true),
+            (Lang::Ruby, "Process.kill") | (Lang::Perl, "kill") => (true, false),
+            (Lang::Node, "process.kill") | (Lang::Php, "posix_kill") => (false, false),
+            _ => return None,
+        };
+        let (sig, targets) = if sig_first {
+            (args.first().map(|&(a, b)| self.signal(a, b)), &args[1..])
+        } else {
+            (
+                args.get(1).map(|&(a, b)| self.signal(a, b)),
+                &args[..1.min(args.len())],
+            )
+        };
+        // Node's and PHP's default is SIGTERM; Python, Ruby and Perl need one
+        let sig = sig.unwrap_or_else(|| Some("-TERM".into()));
+        let mut argv = vec![Some("kill".to_string()), sig];
+        for &(a, b) in targets {
+            let t = &self.t[a..b];
+            let own = t.iter().any(|x| {
+                matches!(x, Tok::Id(id) if OWN_PID.contains(&id.as_str())
+                    || children.iter().any(|c| id.trim_start_matches('$') == c
+                        || id.strip_suffix(".pid").is_some_and(|v| v.trim_start_matches('$') == c)))
+            });
+            argv.push(if own {
+                Some("%child".into())
+            } else if let Some(n) = int_literal(t) {
+                Some(if group && !n.starts_with('-') {
+                    format!("-{n}")
+                } else {
+                    n
+                })
+            } else {
+                match self.eval(a, b) {
+                    Val::Str(s) if int_literal_str(&s) => Some(s),
+                    _ => None,
+                }
+            });
+        }
+        Some(Found::Argv(argv))
+    }
+
+    /// A signal argument as a `kill` option (`9` → `-9`, `signal.SIGKILL`,
+    /// `'KILL'`, `:KILL` → `-KILL`); `None` if not literal.
+    fn signal(&self, a: usize, b: usize) -> Option<String> {
+        let t: Vec<&Tok> = self.t[a..b]
+            .iter()
+            .filter(|x| !matches!(x, Tok::P(':' | '-')))
+            .collect();
+        let name = match t.as_slice() {
+            // a constant (`signal.SIGKILL`, `:KILL`), else a variable's literal value
+            [Tok::Id(id)] if last(id).bytes().all(|c| !c.is_ascii_lowercase()) => {
+                last(id).to_string()
+            }
+            [Tok::Id(id)] => match self.var(id)? {
+                Val::Str(s) if int_literal_str(&s) => {
+                    return Some(format!("-{}", s.trim_start_matches('-')))
+                }
+                Val::Str(s) => s,
+                _ => return None,
+            },
+            [Tok::Str(s, false)] => s.clone(),
+            _ => {
+                let n = int_literal(&self.t[a..b])?;
+                return Some(format!("-{}", n.trim_start_matches('-')));
+            }
+        };
+        let name = name.to_ascii_uppercase();
+        let name = name.strip_prefix("SIG").unwrap_or(&name);
+        (!name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric()))
+            .then(|| format!("-{name}"))
+    }
+
     fn has_kw(&self, a: usize, b: usize, key: &str, val: &str) -> bool {
         (a..b.saturating_sub(2)).any(|k| {
             matches!(&self.t[k], Tok::Id(x) if x == key)
@@ -537,6 +672,11 @@ impl Scan<'_> {
                 && matches!(&self.t[k + 2], Tok::Id(x) if x == val)
         })
     }
+}
+
+fn int_literal_str(s: &str) -> bool {
+    let d = s.strip_prefix('-').unwrap_or(s);
+    !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Decode `b64decode('…')`, `atob('…')`, `base64_decode('…')`,
@@ -699,6 +839,8 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
         .iter()
         .any(|i| *i == "for" || *i == "foreach" || *i == "while");
     let mut exec_dyn = false;
+    // names holding a child the body started (`p = Popen(…)`, `pid = fork()`)
+    let mut children: Vec<String> = Vec::new();
     let mut k = 0;
     while k < toks.len() {
         match &toks[k] {
@@ -728,6 +870,13 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                     }
                     let v = sc.eval(k + 2, e.min(toks.len()));
                     let name = id.trim_start_matches(['$', '@']).to_string();
+                    let callee = match toks.get(k + 2) {
+                        Some(Tok::Id(a)) if a == "await" => toks.get(k + 3),
+                        t => t,
+                    };
+                    if matches!(callee, Some(Tok::Id(f)) if CHILD_FNS.contains(&last(f))) {
+                        children.push(name.clone());
+                    }
                     sc.vars.push((name, v));
                 }
                 let name = last(id);
@@ -868,6 +1017,9 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                         } else {
                             exec_dyn = true;
                         }
+                    }
+                    if let Some(f) = sc.kill(lang, full, &args, &children) {
+                        out.push(f);
                     }
                     // deletes
                     let recursive_fn = matches!(
@@ -1076,6 +1228,99 @@ mod tests {
         )
         .iter()
         .all(|f| !matches!(f, Found::RunFetched)));
+    }
+
+    #[test]
+    fn process_kills() {
+        fn kills(lang: Lang, code: &str) -> Vec<Vec<Option<String>>> {
+            scan(lang, code)
+                .into_iter()
+                .filter_map(|f| match f {
+                    Found::Argv(v) if v.first() == Some(&Some("kill".into())) => Some(v),
+                    _ => None,
+                })
+                .collect()
+        }
+        let k = |v: &[Option<&str>]| -> Vec<Option<String>> {
+            v.iter().map(|x| x.map(str::to_string)).collect()
+        };
+        // a target only known at run time is dynamic, like `kill -9 $(…)`
+        assert_eq!(
+            kills(Lang::Python, "import os,sys; os.kill(int(sys.argv[1]), 9)"),
+            [k(&[Some("kill"), Some("-9"), None])]
+        );
+        assert_eq!(
+            kills(
+                Lang::Python,
+                "import os, signal; os.killpg(pgid, signal.SIGKILL)"
+            ),
+            [k(&[Some("kill"), Some("-KILL"), None])]
+        );
+        // literal pids stay literal; a group is a negative pid
+        assert_eq!(
+            kills(Lang::Python, "import os; os.kill(-1, 9)"),
+            [k(&[Some("kill"), Some("-9"), Some("-1")])]
+        );
+        assert_eq!(
+            kills(Lang::Python, "import os; os.killpg(42, 15)"),
+            [k(&[Some("kill"), Some("-15"), Some("-42")])]
+        );
+        assert_eq!(
+            kills(Lang::Python, "import os; s = 'KILL'; os.kill(1234, s)"),
+            [k(&[Some("kill"), Some("-KILL"), Some("1234")])]
+        );
+        // the body's own child or itself is a job spec, not a dynamic target
+        assert_eq!(
+            kills(
+                Lang::Python,
+                "import subprocess,os,signal; p = subprocess.Popen(['sleep','9']); os.kill(p.pid, signal.SIGKILL)"
+            ),
+            [k(&[Some("kill"), Some("-KILL"), Some("%child")])]
+        );
+        assert_eq!(
+            kills(Lang::Python, "import os; pid = os.fork(); os.kill(pid, 9)"),
+            [k(&[Some("kill"), Some("-9"), Some("%child")])]
+        );
+        // a signal in a variable nobody knows is unknown
+        assert_eq!(
+            kills(Lang::Python, "import os; os.kill(1234, sig)"),
+            [k(&[Some("kill"), None, Some("1234")])]
+        );
+        // a Popen object's own method is not `os.kill`
+        assert!(kills(
+            Lang::Python,
+            "import subprocess; p = subprocess.Popen(['x']); p.kill()"
+        )
+        .is_empty());
+        // the other languages
+        assert_eq!(
+            kills(Lang::Ruby, "Process.kill(:KILL, pid)"),
+            [k(&[Some("kill"), Some("-KILL"), None])]
+        );
+        assert_eq!(
+            kills(Lang::Ruby, "Process.kill('TERM', 1234, pid)"),
+            [k(&[Some("kill"), Some("-TERM"), Some("1234"), None])]
+        );
+        assert_eq!(
+            kills(Lang::Perl, "kill 9, $pid"),
+            [k(&[Some("kill"), Some("-9"), None])]
+        );
+        assert_eq!(
+            kills(Lang::Perl, "kill 'KILL', -1"),
+            [k(&[Some("kill"), Some("-KILL"), Some("-1")])]
+        );
+        assert_eq!(
+            kills(Lang::Node, "process.kill(pid, 'SIGKILL')"),
+            [k(&[Some("kill"), Some("-KILL"), None])]
+        );
+        assert_eq!(
+            kills(Lang::Node, "process.kill(process.pid)"),
+            [k(&[Some("kill"), Some("-TERM"), Some("%child")])]
+        );
+        assert_eq!(
+            kills(Lang::Php, "posix_kill($pid, 9);"),
+            [k(&[Some("kill"), Some("-9"), None])]
+        );
     }
 
     #[test]

@@ -245,7 +245,7 @@ impl Analysis {
     /// process/command substitution or nested-script hosts) a command of `to`?
     /// `curl … | sudo bash`, `bash <(curl …)`, `sh -c "$(curl …)"` all answer true for
     /// `from = ["curl"], to = ["bash", "sh"]`.
-    pub fn feeds_any(&self, from: &[&str], to: &[&str]) -> bool {
+    pub fn feeds_any<S: AsRef<str>>(&self, from: &[S], to: &[S]) -> bool {
         if self.feeds.is_empty() {
             return false;
         }
@@ -253,7 +253,7 @@ impl Analysis {
         let mut seen = vec![false; n];
         let mut stack: Vec<usize> = Vec::new();
         for (i, c) in self.commands.iter().enumerate() {
-            if from.iter().any(|p| program_matches(p, &c.program)) && !seen[i] {
+            if from.iter().any(|p| program_matches(p.as_ref(), &c.program)) && !seen[i] {
                 seen[i] = true;
                 stack.push(i);
             }
@@ -263,7 +263,7 @@ impl Analysis {
                 if a == i && b < n && !seen[b] {
                     if to
                         .iter()
-                        .any(|p| program_matches(p, &self.commands[b].program))
+                        .any(|p| program_matches(p.as_ref(), &self.commands[b].program))
                     {
                         return true;
                     }
@@ -353,7 +353,15 @@ impl SimpleCommand {
     pub fn has_short(&self, c: char) -> bool {
         self.opt_args().any(|a| {
             let t = a.text.as_str();
-            t.len() > 1 && t.starts_with('-') && !t.starts_with("--") && t[1..].contains(c)
+            let b = t.as_bytes();
+            b.len() > 1
+                && b[0] == b'-'
+                && b[1] != b'-'
+                && if c.is_ascii() {
+                    b[1..].contains(&(c as u8))
+                } else {
+                    t[1..].contains(c)
+                }
         })
     }
 

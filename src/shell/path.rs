@@ -72,14 +72,13 @@ fn finish(out: String) -> String {
     }
 }
 
+/// `p` (starting with `/`) has no empty, `.` or `..` component and no trailing `/`.
 fn is_clean_abs(p: &str) -> bool {
-    if p == "/" {
-        return true;
-    }
-    if p.ends_with('/') || p.ends_with("/.") || p.ends_with("/..") {
-        return false;
-    }
-    !(p.contains("//") || p.contains("/./") || p.contains("/../"))
+    let b = p.as_bytes();
+    b == b"/"
+        || b[1..]
+            .split(|&c| c == b'/')
+            .all(|c| !(c.is_empty() || c == b"." || c == b".."))
 }
 
 fn push_components(out: &mut String, s: &str, floor: usize) {
@@ -106,18 +105,17 @@ fn push_components(out: &mut String, s: &str, floor: usize) {
 /// A `*` component in `base` matches any one component (`/home/*/.ssh`
 /// contains `/home/alice/.ssh/id_rsa`): the packs protect every user's home.
 pub fn is_under(path: &str, base: &str) -> bool {
-    let base = if base.len() > 1 {
-        base.trim_end_matches('/')
-    } else {
-        base
-    };
-    if base.contains('*') {
-        return glob_prefix(path, base, false);
+    let (p, mut b) = (path.as_bytes(), base.as_bytes());
+    while b.len() > 1 && b[b.len() - 1] == b'/' {
+        b = &b[..b.len() - 1];
     }
-    if base == "/" {
-        return path.starts_with('/');
+    if b.contains(&b'*') {
+        return glob_prefix(p, b, false);
     }
-    path == base || (path.starts_with(base) && path.as_bytes().get(base.len()) == Some(&b'/'))
+    if b == b"/" {
+        return p.first() == Some(&b'/');
+    }
+    p.starts_with(b) && (p.len() == b.len() || p[b.len()] == b'/')
 }
 
 /// Is `path` the same as `base` (both normalised)? `x/*` counts as `x`
@@ -128,8 +126,8 @@ pub fn is_same(path: &str, base: &str) -> bool {
         .strip_suffix("/*")
         .map(|b| if b.is_empty() { "/" } else { b })
         .unwrap_or(path);
-    if base.contains('*') {
-        glob_prefix(path, base, true)
+    if base.as_bytes().contains(&b'*') {
+        glob_prefix(path.as_bytes(), base.as_bytes(), true)
     } else {
         path == base
     }
@@ -137,17 +135,32 @@ pub fn is_same(path: &str, base: &str) -> bool {
 
 /// Component-wise match of `path` against `base` with `*` components;
 /// `exact`: same number of components, else `path` may go deeper.
-fn glob_prefix(path: &str, base: &str, exact: bool) -> bool {
-    let mut p = path.split('/');
-    for b in base.split('/') {
+/// Bytes, not chars (`/` never occurs inside a UTF-8 sequence), and the
+/// literal head of `base` (up to the `/` before its first `*`) is compared
+/// first: most paths differ there. Runs for every protected-path entry.
+fn glob_prefix(path: &[u8], base: &[u8], exact: bool) -> bool {
+    let star = base.iter().position(|&c| c == b'*').unwrap_or(base.len());
+    let head = base[..star]
+        .iter()
+        .rposition(|&c| c == b'/')
+        .map_or(0, |i| i + 1);
+    if !path.starts_with(&base[..head]) {
+        return false;
+    }
+    let mut p = path[head..].split(|&c| c == b'/');
+    for b in base[head..].split(|&c| c == b'/') {
         match p.next() {
-            Some(c) if b == "*" && !c.is_empty() => {}
-            Some(c) if b.contains('*') => {
-                if c.is_empty() || !super::expand::glob_match(b, c) {
-                    return false;
+            Some(c) if c == b => {}
+            Some(c) if !c.is_empty() && b.contains(&b'*') => {
+                if b != b"*" {
+                    let (Ok(b), Ok(c)) = (std::str::from_utf8(b), std::str::from_utf8(c)) else {
+                        return false;
+                    };
+                    if !super::expand::glob_match(b, c) {
+                        return false;
+                    }
                 }
             }
-            Some(c) if c == b => {}
             _ => return false,
         }
     }

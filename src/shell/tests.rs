@@ -484,6 +484,48 @@ fn path_normalisation() {
     assert!(is_under("/etc/passwd", "/etc"));
     assert!(!is_under("/etcx", "/etc"));
     assert!(is_under("/x", "/"));
+    assert!(is_under("/etc/", "/etc/"));
+    assert!(!is_under("x", "/"));
+    assert!(is_under("/home/u/.ssh", "/home/u/.ssh/"));
+    // normalisation of odd paths: every `.`/`..`/empty component resolved
+    assert_eq!(normalize("/a/./b", None, None).as_deref(), Some("/a/b"));
+    assert_eq!(normalize("/a/b/..", None, None).as_deref(), Some("/a"));
+    assert_eq!(normalize("/.", None, None).as_deref(), Some("/"));
+    assert_eq!(normalize("/a/", None, None).as_deref(), Some("/a"));
+    assert_eq!(
+        normalize("x", Some("/a//b/"), None).as_deref(),
+        Some("/a/b/x")
+    );
+}
+
+#[test]
+fn glob_bases() {
+    // `*` components: under (deeper allowed) and same (exact depth)
+    assert!(is_under("/home/alice/.ssh/id_rsa", "/home/*/.ssh"));
+    assert!(is_under("/home/alice/.ssh", "/home/*/.ssh/"));
+    assert!(!is_under("/home/alice/.sshx", "/home/*/.ssh"));
+    assert!(!is_under("/home/.ssh", "/home/*/.ssh"));
+    assert!(!is_under("/home", "/home/*"));
+    assert!(!is_under("/homex/a", "/home/*"));
+    assert!(is_under("/x", "/*"));
+    assert!(!is_under("~/x", "/*"));
+    // a `*` inside a component is a glob of that component
+    assert!(is_under("/etc/cron.d/x", "/etc/cron*"));
+    assert!(!is_under("/etc/crontab2/x", "/etc/cron?ab"));
+    assert!(is_under("/dev/sda1", "/dev/sd*"));
+    assert!(is_under("/dev/sd*", "/dev/sd*"));
+    assert!(is_under("/home/x*yz/a", "/home/x*"));
+    assert!(is_under("/dev/sxb/1", "/dev/s?b*"));
+    assert!(!is_under("/dev/s", "/dev/s?b*"));
+    assert!(!is_under("/dev/sd", "/dev/sd?"));
+    assert!(is_under("/dev/sd?/x", "/dev/sd?"));
+    assert!(!is_under("/dev/nvme0", "/dev/sd*"));
+    assert!(is_under("/home/bob/.config/é/x", "/home/*/.config/é"));
+    assert!(is_same("/home/bob", "/home/*"));
+    assert!(is_same("/home/bob/*", "/home/*"));
+    assert!(!is_same("/home/bob/x", "/home/*"));
+    assert!(is_same("/*", "/"));
+    assert!(!is_same("/home", "/home/*"));
 }
 #[test]
 fn arg_paths() {
