@@ -1027,14 +1027,16 @@ fn hook_deadline_covers_a_stalled_stdin() {
 }
 
 /// A damaged compiled-policy cache is never trusted: the hook rebuilds it, still blocks
-/// what the shipped packs block, and writes a snapshot that loads again.
+/// what the shipped packs (given as policy files: the built-in packs use no disk cache)
+/// block, and writes a snapshot that loads again.
 #[test]
 fn hook_rebuilds_a_damaged_snapshot_and_still_blocks() {
     let cache = tempfile::tempdir().unwrap();
+    let packs = concat!(env!("CARGO_MANIFEST_DIR"), "/policies");
     let hook = |command: &str| {
         let mut c = warden();
         // a generous deadline: an uncached debug build under load can take a second
-        c.args(["hook", "--deadline", "30000"])
+        c.args(["hook", "--deadline", "30000", "--policy", packs])
             .env("WARDEN_CACHE_DIR", cache.path());
         run(
             &mut c,
@@ -1063,6 +1065,28 @@ fn hook_rebuilds_a_damaged_snapshot_and_still_blocks() {
         let o = hook("git status");
         assert_eq!(hook_json(&o), json!({}), "{}", stderr(&o));
     }
+}
+
+/// The built-in packs are decided from the snapshot compiled into the binary: the hook
+/// neither reads nor writes the cache directory for them (the unit test
+/// `forged_builtin_snapshots_are_rejected` places forgeries there).
+#[test]
+fn builtin_packs_never_use_the_disk_cache() {
+    let cache = tempfile::tempdir().unwrap();
+    let hook = |command: &str| {
+        let mut c = warden();
+        c.args(["hook", "--deadline", "30000"])
+            .env("WARDEN_CACHE_DIR", cache.path());
+        run(
+            &mut c,
+            &tool_payload("terminal", json!({ "command": command }), false),
+        )
+    };
+    assert_eq!(hook_json(&hook("git status")), json!({}));
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+    let o = hook("rm -rf / --no-preserve-root");
+    assert_eq!(hook_json(&o)["action"], "block", "{}", stderr(&o));
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
 }
 
 // ---------------------------------------------------------------------------
