@@ -317,8 +317,73 @@ const MAX_SET: usize = 512;
 /// Deepest node (the root is depth 0) whose exact set is tested against the keywords.
 const MAX_WALK_DEPTH: usize = 10;
 
-/// A small finite string set: sorted, deduplicated, at most [`MAX_SET`] members.
-type Set = Vec<Vec<u8>>;
+/// A small finite string set: members sorted, distinct, at most [`MAX_SET`] of them, stored
+/// back to back in one buffer (no allocation per member).
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Set {
+    bytes: Vec<u8>,
+    /// end of each member in `bytes`
+    ends: Vec<u32>,
+}
+
+impl Set {
+    /// The set holding only `s`.
+    fn one(s: &[u8]) -> Set {
+        Set {
+            bytes: s.to_vec(),
+            ends: vec![s.len() as u32],
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(self.ends.iter().copied())
+            .map(|(s, e)| &self.bytes[s as usize..e as usize])
+    }
+
+    /// The length every member has, if they all have the same one.
+    fn uniform(&self) -> Option<usize> {
+        let n = *self.ends.first()? as usize;
+        (self.ends.len() * n == self.bytes.len()
+            && self
+                .ends
+                .iter()
+                .enumerate()
+                .all(|(i, &e)| e as usize == (i + 1) * n))
+        .then_some(n)
+    }
+
+    fn push(&mut self, parts: &[&[u8]]) {
+        for p in parts {
+            self.bytes.extend_from_slice(p);
+        }
+        self.ends.push(self.bytes.len() as u32);
+    }
+
+    /// The set of `members` (in any order, repeats allowed); `None` if it has more than
+    /// [`MAX_SET`].
+    fn of<'m>(members: impl Iterator<Item = &'m [u8]>) -> Option<Set> {
+        let mut v: Vec<&[u8]> = members.collect();
+        v.sort_unstable();
+        v.dedup();
+        if v.len() > MAX_SET {
+            return None;
+        }
+        let mut out = Set {
+            bytes: Vec::with_capacity(v.iter().map(|m| m.len()).sum()),
+            ends: Vec::with_capacity(v.len()),
+        };
+        for m in v {
+            out.push(&[m]);
+        }
+        Some(out)
+    }
+}
 
 /// True if every match of `h` contains one of `kws` (lower-case), case-insensitively:
 /// some sub-expression every match passes through matches only strings that do.
@@ -392,15 +457,9 @@ impl Required<'_> {
         // children of a walked node are walked one level deeper, up to the limit
         let deeper = walk.filter(|&d| d < MAX_WALK_DEPTH).map(|d| d + 1);
         let (set, kids) = match h.kind() {
-            HirKind::Empty | HirKind::Look(_) => (Some(vec![Vec::new()]), false),
-            HirKind::Literal(l) => (
-                Some(vec![if self.fold {
-                    l.0.to_ascii_lowercase()
-                } else {
-                    l.0.to_vec()
-                }]),
-                false,
-            ),
+            HirKind::Empty | HirKind::Look(_) => (Some(Set::one(b"")), false),
+            HirKind::Literal(l) if self.fold => (Some(Set::one(&l.0.to_ascii_lowercase())), false),
+            HirKind::Literal(l) => (Some(Set::one(&l.0)), false),
             HirKind::Class(c) => (self.class_set(c), false),
             HirKind::Capture(c) => self.visit(&c.sub, deeper, true),
             HirKind::Repetition(r) => {
@@ -414,7 +473,7 @@ impl Required<'_> {
                 (set, r.min >= 1 && req)
             }
             HirKind::Concat(subs) => {
-                let mut cur = Some(vec![Vec::new()]);
+                let mut cur = Some(Set::one(b""));
                 let mut any = false;
                 for s in subs {
                     let (ss, req) = self.visit(s, deeper, cur.is_some());
@@ -434,13 +493,14 @@ impl Required<'_> {
                     every &= req;
                     all = match (all, ss) {
                         (Some(mut a), Some(ss)) => {
-                            a.extend(ss);
+                            a.push(ss);
                             Some(a)
                         }
                         _ => None,
                     };
                 }
-                (all.and_then(dedup), every)
+                let set = all.and_then(|a| Set::of(a.iter().flat_map(Set::iter)));
+                (set, every)
             }
         };
         let required =
@@ -448,8 +508,8 @@ impl Required<'_> {
         (set, required)
     }
 
-    fn all_covered(&self, set: &[Vec<u8>]) -> bool {
-        !set.is_empty() && set.iter().all(|s| (self.covered)(s))
+    fn all_covered(&self, set: &Set) -> bool {
+        set.len() > 0 && set.iter().all(|s| (self.covered)(s))
     }
 
     /// The one-byte strings of an ASCII class with at most 8 members (after folding).
@@ -463,15 +523,10 @@ impl Required<'_> {
             return None;
         }
         let mut seen = [false; 128];
-        let mut v: Set = Vec::new();
         let mut add = |lo: u32, hi: u32| {
             for b in lo..=hi.min(127) {
                 let b = b as u8;
-                let l = if self.fold { b.to_ascii_lowercase() } else { b };
-                if !seen[l as usize] {
-                    seen[l as usize] = true;
-                    v.push(vec![l]);
-                }
+                seen[usize::from(if self.fold { b.to_ascii_lowercase() } else { b })] = true;
             }
         };
         match c {
@@ -484,57 +539,53 @@ impl Required<'_> {
                 .iter()
                 .for_each(|r| add(r.start() as u32, r.end() as u32)),
         }
-        if v.len() > 8 {
+        if seen.iter().filter(|&&x| x).count() > 8 {
             return None;
         }
-        v.sort_unstable();
+        let mut v = Set::default();
+        for b in (0u8..128).filter(|&b| seen[usize::from(b)]) {
+            v.push(&[&[b]]);
+        }
         Some(v)
     }
 }
 
 /// `sub` repeated `min..=max` times; `None` if a step's product (including the one past
 /// `max`, so a set is small only if one more repetition would still be buildable) is too big.
-fn repeat(sub: &[Vec<u8>], min: usize, max: usize) -> Option<Set> {
-    let mut all = Vec::new();
-    let mut cur = vec![Vec::new()];
-    for n in 0..=max {
-        if n >= min {
-            all.extend(cur.iter().cloned());
-        }
-        if n == max {
-            // the next step is never used; only its size counts
-            if cur.len().saturating_mul(sub.len()) > MAX_SET {
-                return None;
-            }
-        } else {
-            cur = cross(&cur, sub)?;
-        }
+fn repeat(sub: &Set, min: usize, max: usize) -> Option<Set> {
+    let mut powers = Vec::with_capacity(max + 1);
+    powers.push(Set::one(b""));
+    for n in 1..=max {
+        let next = cross(&powers[n - 1], sub)?;
+        powers.push(next);
     }
-    dedup(all)
+    // the step past `max` is never used; only its size counts
+    if powers[max].len().saturating_mul(sub.len()) > MAX_SET {
+        return None;
+    }
+    Set::of(powers[min.min(max + 1)..].iter().flat_map(Set::iter))
 }
 
 /// Every `x ++ y`; `None` unless the product has at most [`MAX_SET`] members (checked before
 /// anything is built).
-fn cross(a: &[Vec<u8>], b: &[Vec<u8>]) -> Option<Set> {
+fn cross(a: &Set, b: &Set) -> Option<Set> {
     if a.len().saturating_mul(b.len()) > MAX_SET {
         return None;
     }
-    let mut out = Vec::with_capacity(a.len() * b.len());
-    for x in a {
-        for y in b {
-            let mut z = Vec::with_capacity(x.len() + y.len());
-            z.extend_from_slice(x);
-            z.extend_from_slice(y);
-            out.push(z);
+    let mut out = Set {
+        bytes: Vec::with_capacity(a.bytes.len() * b.len() + b.bytes.len() * a.len()),
+        ends: Vec::with_capacity(a.len() * b.len()),
+    };
+    for x in a.iter() {
+        for y in b.iter() {
+            out.push(&[x, y]);
         }
     }
-    dedup(out)
-}
-
-fn dedup(mut v: Set) -> Option<Set> {
-    v.sort_unstable();
-    v.dedup();
-    (v.len() <= MAX_SET).then_some(v)
+    // members of one length on both sides: the product is already sorted and distinct
+    if a.uniform().is_some() && b.uniform().is_some() {
+        return Some(out);
+    }
+    Set::of(out.iter())
 }
 
 /// `h` with every look-around assertion (`\b`, `^`, ...) removed: it matches a superset of
@@ -700,14 +751,17 @@ mod tests {
     }
 
     /// The new pass's exact set of `h` (sorted), as the reference would build it.
-    fn exact(h: &Hir, fold: bool) -> Option<Set> {
+    fn exact(h: &Hir, fold: bool) -> Option<Vec<Vec<u8>>> {
         let covered = |_: &[u8]| false;
-        Required {
+        let set = Required {
             fold,
             covered: &covered,
         }
         .visit(h, None, true)
-        .0
+        .0?;
+        let v: Vec<Vec<u8>> = set.iter().map(<[u8]>::to_vec).collect();
+        assert!(v.windows(2).all(|w| w[0] < w[1]), "sorted and distinct");
+        Some(v)
     }
 
     fn nodes<'h>(h: &'h Hir, out: &mut Vec<&'h Hir>) {
