@@ -473,17 +473,33 @@ impl Required<'_> {
                 (set, r.min >= 1 && req)
             }
             HirKind::Concat(subs) => {
-                let mut cur = Some(Set::one(b""));
+                // the members' sets, while the product can still be small
+                let mut parts = Some(Vec::with_capacity(subs.len()));
+                // the product's exact size while every step so far was injective (a side
+                // of one length), and whether all its members have one length
+                let mut size = Some((1usize, true));
                 let mut any = false;
                 for s in subs {
-                    let (ss, req) = self.visit(s, deeper, cur.is_some());
+                    let (ss, req) = self.visit(s, deeper, parts.is_some());
                     any |= req;
-                    cur = match (cur, ss) {
-                        (Some(c), Some(ss)) => cross(&c, &ss),
-                        _ => None,
+                    let (Some(mut p), Some(ss)) = (parts.take(), ss) else {
+                        continue;
                     };
+                    if let Some((n, all_uniform)) = size {
+                        // exactly the check `cross` will make at this step
+                        if n.saturating_mul(ss.len()) > MAX_SET {
+                            continue;
+                        }
+                        let uniform = ss.uniform().is_some();
+                        size = (all_uniform || uniform)
+                            .then(|| (n * ss.len(), all_uniform && uniform));
+                    }
+                    p.push(ss);
+                    parts = Some(p);
                 }
-                (cur, any)
+                let set =
+                    parts.and_then(|p| p.iter().try_fold(Set::one(b""), |cur, ss| cross(&cur, ss)));
+                (set, any)
             }
             HirKind::Alternation(subs) => {
                 let mut all = Some(Vec::new());
@@ -553,6 +569,16 @@ impl Required<'_> {
 /// `sub` repeated `min..=max` times; `None` if a step's product (including the one past
 /// `max`, so a set is small only if one more repetition would still be buildable) is too big.
 fn repeat(sub: &Set, min: usize, max: usize) -> Option<Set> {
+    // members of one length: |sub^n| = |sub|^n, so the last check can be made up front
+    if sub.uniform().is_some()
+        && (0..=max)
+            .try_fold(1usize, |n, _| {
+                n.checked_mul(sub.len()).filter(|&n| n <= MAX_SET)
+            })
+            .is_none()
+    {
+        return None;
+    }
     let mut powers = Vec::with_capacity(max + 1);
     powers.push(Set::one(b""));
     for n in 1..=max {
