@@ -6,6 +6,9 @@
 //! * [`RunGate`]: for keywordless rules, the set of bytes a match can consume, its minimum
 //!   length and minimum number of ASCII digits. Every match lies inside one maximal run of
 //!   alphabet bytes, so only runs that are long enough and hold enough digits are searched.
+//! * [`keywords_required`] / [`keywords_required_upper`]: whether every match contains a
+//!   keyword (in upper case), decided from the small finite string sets sub-expressions
+//!   match, each built once, bottom-up, and not at all once provably too large.
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
@@ -319,7 +322,7 @@ const MAX_WALK_DEPTH: usize = 10;
 
 /// A small finite string set: members sorted, distinct, at most [`MAX_SET`] of them, stored
 /// back to back in one buffer (no allocation per member).
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 struct Set {
     bytes: Vec<u8>,
     /// end of each member in `bytes`
@@ -346,16 +349,14 @@ impl Set {
             .map(|(s, e)| &self.bytes[s as usize..e as usize])
     }
 
-    /// The length every member has, if they all have the same one.
-    fn uniform(&self) -> Option<usize> {
-        let n = *self.ends.first()? as usize;
-        (self.ends.len() * n == self.bytes.len()
-            && self
-                .ends
-                .iter()
-                .enumerate()
-                .all(|(i, &e)| e as usize == (i + 1) * n))
-        .then_some(n)
+    /// True if the set is not empty and all its members have the same length.
+    fn uniform(&self) -> bool {
+        let Some(&n) = self.ends.first() else {
+            return false;
+        };
+        let n = n as usize;
+        self.ends.len() * n == self.bytes.len()
+            && (self.ends.iter().enumerate()).all(|(i, &e)| e as usize == (i + 1) * n)
     }
 
     fn push(&mut self, parts: &[&[u8]]) {
@@ -490,7 +491,7 @@ impl Required<'_> {
                         if n.saturating_mul(ss.len()) > MAX_SET {
                             continue;
                         }
-                        let uniform = ss.uniform().is_some();
+                        let uniform = ss.uniform();
                         size = (all_uniform || uniform)
                             .then(|| (n * ss.len(), all_uniform && uniform));
                     }
@@ -570,7 +571,7 @@ impl Required<'_> {
 /// `max`, so a set is small only if one more repetition would still be buildable) is too big.
 fn repeat(sub: &Set, min: usize, max: usize) -> Option<Set> {
     // members of one length: |sub^n| = |sub|^n, so the last check can be made up front
-    if sub.uniform().is_some()
+    if sub.uniform()
         && (0..=max)
             .try_fold(1usize, |n, _| {
                 n.checked_mul(sub.len()).filter(|&n| n <= MAX_SET)
@@ -608,7 +609,7 @@ fn cross(a: &Set, b: &Set) -> Option<Set> {
         }
     }
     // members of one length on both sides: the product is already sorted and distinct
-    if a.uniform().is_some() && b.uniform().is_some() {
+    if a.uniform() && b.uniform() {
         return Some(out);
     }
     Set::of(out.iter())
