@@ -126,7 +126,7 @@ impl Checker<'_> {
                 Action::Modify(sets)
             }
             ast::Action::Redact { pattern, replace } => {
-                self.check_regex(file, pattern);
+                let parsed = self.parse_checked_regex(file, pattern);
                 for p in &r.options.allow_patterns {
                     self.check_regex(file, p);
                 }
@@ -150,7 +150,9 @@ impl Checker<'_> {
                     }
                 }
                 if let Some(c) = &r.options.capture {
-                    if let Ok(re) = crate::syntax::parse_regex(&pattern.source()) {
+                    // parsed above unless regexes are not validated (or it is invalid)
+                    let re = parsed.or_else(|| crate::syntax::parse_regex(&pattern.source()).ok());
+                    if let Some(re) = re {
                         let groups =
                             regex_syntax::hir::Hir::properties(&re).explicit_captures_len();
                         if c.node as usize > groups {

@@ -5,8 +5,18 @@ use super::*;
 impl Checker<'_> {
     /// Check a regex with regex-syntax; on error point into the regex.
     pub(super) fn check_regex(&mut self, file: &Arc<SourceFile>, re: &ast::RegexLit) -> bool {
+        !self.opts.validate_regexes || self.parse_checked_regex(file, re).is_some()
+    }
+
+    /// [`Checker::check_regex`] keeping the parsed regex (so it is parsed once): `None` if
+    /// it is invalid (reported) or regexes are not validated.
+    pub(super) fn parse_checked_regex(
+        &mut self,
+        file: &Arc<SourceFile>,
+        re: &ast::RegexLit,
+    ) -> Option<regex_syntax::hir::Hir> {
         if !self.opts.validate_regexes {
-            return true;
+            return None;
         }
         for f in re.flags.chars() {
             if !"isxm".contains(f) {
@@ -19,18 +29,18 @@ impl Checker<'_> {
                     )
                     .with_label("flags are i, s, m, x"),
                 );
-                return false;
+                return None;
             }
         }
         match crate::syntax::parse_regex(&re.source()) {
-            Ok(_) => true,
+            Ok(h) => Some(h),
             Err(e) => {
                 let (msg, span) = regex_error(&e, re);
                 self.diags.push(
                     Diagnostic::error(Code::BadRegex, file, span, format!("invalid regex: {msg}"))
                         .with_label(msg),
                 );
-                false
+                None
             }
         }
     }

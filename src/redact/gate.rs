@@ -6,6 +6,9 @@
 //! * [`RunGate`]: for keywordless rules, the set of bytes a match can consume, its minimum
 //!   length and minimum number of ASCII digits. Every match lies inside one maximal run of
 //!   alphabet bytes, so only runs that are long enough and hold enough digits are searched.
+//! * [`keywords_required`] / [`keywords_required_upper`]: whether every match contains a
+//!   keyword (in upper case), decided from the small finite string sets sub-expressions
+//!   match, each built once, bottom-up, and not at all once provably too large.
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
@@ -311,102 +314,92 @@ pub fn gated_runs(
     }
 }
 
+/// Most members a literal set may have and still count as small.
 const MAX_SET: usize = 512;
 
-/// The finite set of strings `h` matches exactly, if small; ASCII-lower-cased if `fold`,
-/// case preserved otherwise.
-fn exact_set_case(h: &Hir, fold: bool) -> Option<Vec<Vec<u8>>> {
-    let exact_set = |h: &Hir| exact_set_case(h, fold);
-    match h.kind() {
-        HirKind::Empty | HirKind::Look(_) => Some(vec![Vec::new()]),
-        HirKind::Literal(l) => Some(vec![if fold {
-            l.0.to_ascii_lowercase()
-        } else {
-            l.0.to_vec()
-        }]),
-        HirKind::Class(c) => {
-            let mut v: Vec<Vec<u8>> = Vec::new();
-            for b in 0u8..=127 {
-                if class_has(c, b) {
-                    let l = if fold { b.to_ascii_lowercase() } else { b };
-                    if !v.iter().any(|x| x[0] == l) {
-                        v.push(vec![l]);
-                    }
-                }
-            }
-            // a class with non-ASCII members is not a small literal set
-            let non_ascii = match c {
-                Class::Bytes(cb) => cb.ranges().iter().any(|r| r.end() >= 0x80),
-                Class::Unicode(cu) => cu.ranges().iter().any(|r| r.end() as u32 >= 0x80),
-            };
-            (!non_ascii && v.len() <= 8).then_some(v)
-        }
-        HirKind::Capture(c) => exact_set(&c.sub),
-        HirKind::Repetition(r) => {
-            let max = r.max? as usize;
-            if max > 4 {
-                return None;
-            }
-            let sub = exact_set(&r.sub)?;
-            let mut all = Vec::new();
-            let mut cur = vec![Vec::new()];
-            for n in 0..=max {
-                if n >= r.min as usize {
-                    all.extend(cur.iter().cloned());
-                }
-                cur = cross(&cur, &sub)?;
-            }
-            dedup(all)
-        }
-        HirKind::Concat(subs) => {
-            let mut cur = vec![Vec::new()];
-            for s in subs {
-                cur = cross(&cur, &exact_set(s)?)?;
-            }
-            Some(cur)
-        }
-        HirKind::Alternation(subs) => {
-            let mut all = Vec::new();
-            for s in subs {
-                all.extend(exact_set(s)?);
-            }
-            dedup(all)
-        }
-    }
+/// Deepest node (the root is depth 0) whose exact set is tested against the keywords.
+const MAX_WALK_DEPTH: usize = 10;
+
+/// A small finite string set: members sorted, distinct, at most [`MAX_SET`] of them, stored
+/// back to back in one buffer (no allocation per member).
+#[derive(Debug, Default)]
+struct Set {
+    bytes: Vec<u8>,
+    /// end of each member in `bytes`
+    ends: Vec<u32>,
 }
 
-fn cross(a: &[Vec<u8>], b: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
-    if a.len().saturating_mul(b.len()) > MAX_SET {
-        return None;
-    }
-    let mut out = Vec::with_capacity(a.len() * b.len());
-    for x in a {
-        for y in b {
-            let mut z = x.clone();
-            z.extend_from_slice(y);
-            out.push(z);
+impl Set {
+    /// The set holding only `s`.
+    fn one(s: &[u8]) -> Set {
+        Set {
+            bytes: s.to_vec(),
+            ends: vec![s.len() as u32],
         }
     }
-    dedup(out)
-}
 
-fn dedup(mut v: Vec<Vec<u8>>) -> Option<Vec<Vec<u8>>> {
-    v.sort();
-    v.dedup();
-    (v.len() <= MAX_SET).then_some(v)
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(self.ends.iter().copied())
+            .map(|(s, e)| &self.bytes[s as usize..e as usize])
+    }
+
+    /// True if the set is not empty and all its members have the same length.
+    fn uniform(&self) -> bool {
+        let Some(&n) = self.ends.first() else {
+            return false;
+        };
+        let n = n as usize;
+        self.ends.len() * n == self.bytes.len()
+            && (self.ends.iter().enumerate()).all(|(i, &e)| e as usize == (i + 1) * n)
+    }
+
+    fn push(&mut self, parts: &[&[u8]]) {
+        for p in parts {
+            self.bytes.extend_from_slice(p);
+        }
+        self.ends.push(self.bytes.len() as u32);
+    }
+
+    /// The set of `members` (in any order, repeats allowed); `None` if it has more than
+    /// [`MAX_SET`].
+    fn of<'m>(members: impl Iterator<Item = &'m [u8]>) -> Option<Set> {
+        let mut v: Vec<&[u8]> = members.collect();
+        v.sort_unstable();
+        v.dedup();
+        if v.len() > MAX_SET {
+            return None;
+        }
+        let mut out = Set {
+            bytes: Vec::with_capacity(v.iter().map(|m| m.len()).sum()),
+            ends: Vec::with_capacity(v.len()),
+        };
+        for m in v {
+            out.push(&[m]);
+        }
+        Some(out)
+    }
 }
 
 /// True if every match of `h` contains one of `kws` (lower-case), case-insensitively:
 /// some sub-expression every match passes through matches only strings that do.
 pub fn keywords_required(h: &Hir, kws: &[Vec<u8>]) -> bool {
-    fn covered(set: &[Vec<u8>], kws: &[Vec<u8>]) -> bool {
-        !set.is_empty()
-            && set.iter().all(|s| {
-                kws.iter()
-                    .any(|k| !k.is_empty() && memchr::memmem::find(s, k).is_some())
-            })
+    let finders: Vec<memchr::memmem::Finder> = kws
+        .iter()
+        .filter(|k| !k.is_empty())
+        .map(memchr::memmem::Finder::new)
+        .collect();
+    let covered = |s: &[u8]| finders.iter().any(|f| f.find(s).is_some());
+    Required {
+        fold: true,
+        covered: &covered,
     }
-    walk_required(h, kws, true, &covered, 0)
+    .holds(h)
 }
 
 /// True if every match of `h` contains one of `kws` (lower-case) written in upper case (no
@@ -414,39 +407,212 @@ pub fn keywords_required(h: &Hir, kws: &[Vec<u8>]) -> bool {
 /// letter can be ignored for this rule: the upper-case occurrence of the same match is a hit
 /// of its own.
 pub fn keywords_required_upper(h: &Hir, kws: &[Vec<u8>]) -> bool {
-    fn covered(set: &[Vec<u8>], kws: &[Vec<u8>]) -> bool {
-        !set.is_empty()
-            && set.iter().all(|s| {
-                kws.iter().any(|k| {
-                    let up = k.to_ascii_uppercase();
-                    !up.is_empty()
-                        && memchr::memmem::find_iter(s, &up)
-                            .any(|i| !s[i..i + up.len()].iter().any(u8::is_ascii_lowercase))
-                })
-            })
+    let upper: Vec<Vec<u8>> = kws
+        .iter()
+        .filter(|k| !k.is_empty())
+        .map(|k| k.to_ascii_uppercase())
+        .collect();
+    let finders: Vec<memchr::memmem::Finder> =
+        upper.iter().map(memchr::memmem::Finder::new).collect();
+    let covered = |s: &[u8]| {
+        finders.iter().any(|f| {
+            let n = f.needle().len();
+            f.find_iter(s)
+                .any(|i| !s[i..i + n].iter().any(u8::is_ascii_lowercase))
+        })
+    };
+    Required {
+        fold: false,
+        covered: &covered,
     }
-    walk_required(h, kws, false, &covered, 0)
+    .holds(h)
 }
 
-type Covered = dyn Fn(&[Vec<u8>], &[Vec<u8>]) -> bool;
+/// One bottom-up pass deciding whether every match of a HIR contains a keyword.
+///
+/// A node every match passes through (the root; from a node on that path: each member of a
+/// concatenation, a capture's sub, the sub of a repetition with `min >= 1`, every branch of
+/// an alternation), at most [`MAX_WALK_DEPTH`] deep, *requires* a keyword when the set of
+/// strings it matches exactly is small and every member is covered; a concatenation requires
+/// one if any member does, an alternation if every branch does. Each node's exact set is
+/// built once, from its children's sets, and not at all once its parent's set is known to
+/// be too large.
+struct Required<'a> {
+    /// exact sets are ASCII-lower-cased (case preserved otherwise)
+    fold: bool,
+    /// does one member of an exact set contain a keyword?
+    covered: &'a dyn Fn(&[u8]) -> bool,
+}
 
-fn walk_required(h: &Hir, kws: &[Vec<u8>], fold: bool, covered: &Covered, depth: usize) -> bool {
-    if depth > 10 {
-        return false;
+impl Required<'_> {
+    fn holds(&self, h: &Hir) -> bool {
+        self.visit(h, Some(0), false).1
     }
-    if let Some(set) = exact_set_case(h, fold) {
-        if covered(&set, kws) {
-            return true;
+
+    /// `h`'s exact set (when `want` or `h` is walked) and, if `walk` holds its depth on the
+    /// required path, whether it requires a keyword.
+    fn visit(&self, h: &Hir, walk: Option<usize>, want: bool) -> (Option<Set>, bool) {
+        if walk.is_none() && !want {
+            return (None, false);
+        }
+        // children of a walked node are walked one level deeper, up to the limit
+        let deeper = walk.filter(|&d| d < MAX_WALK_DEPTH).map(|d| d + 1);
+        let (set, kids) = match h.kind() {
+            HirKind::Empty | HirKind::Look(_) => (Some(Set::one(b"")), false),
+            HirKind::Literal(l) if self.fold => (Some(Set::one(&l.0.to_ascii_lowercase())), false),
+            HirKind::Literal(l) => (Some(Set::one(&l.0)), false),
+            HirKind::Class(c) => (self.class_set(c), false),
+            HirKind::Capture(c) => self.visit(&c.sub, deeper, true),
+            HirKind::Repetition(r) => {
+                let max = r.max.filter(|&m| m <= 4).map(|m| m as usize);
+                let sub_walk = if r.min >= 1 { deeper } else { None };
+                let (sub, req) = self.visit(&r.sub, sub_walk, max.is_some());
+                let set = match (max, sub) {
+                    (Some(max), Some(sub)) => repeat(&sub, r.min as usize, max),
+                    _ => None,
+                };
+                (set, r.min >= 1 && req)
+            }
+            HirKind::Concat(subs) => {
+                // the members' sets, while the product can still be small
+                let mut parts = Some(Vec::with_capacity(subs.len()));
+                // the product's exact size while every step so far was injective (a side
+                // of one length), and whether all its members have one length
+                let mut size = Some((1usize, true));
+                let mut any = false;
+                for s in subs {
+                    let (ss, req) = self.visit(s, deeper, parts.is_some());
+                    any |= req;
+                    let (Some(mut p), Some(ss)) = (parts.take(), ss) else {
+                        continue;
+                    };
+                    if let Some((n, all_uniform)) = size {
+                        // exactly the check `cross` will make at this step
+                        if n.saturating_mul(ss.len()) > MAX_SET {
+                            continue;
+                        }
+                        let uniform = ss.uniform();
+                        size = (all_uniform || uniform)
+                            .then(|| (n * ss.len(), all_uniform && uniform));
+                    }
+                    p.push(ss);
+                    parts = Some(p);
+                }
+                let set =
+                    parts.and_then(|p| p.iter().try_fold(Set::one(b""), |cur, ss| cross(&cur, ss)));
+                (set, any)
+            }
+            HirKind::Alternation(subs) => {
+                let mut all = Some(Vec::new());
+                let mut every = true;
+                for s in subs {
+                    let (ss, req) = self.visit(s, deeper, all.is_some());
+                    every &= req;
+                    all = match (all, ss) {
+                        (Some(mut a), Some(ss)) => {
+                            a.push(ss);
+                            Some(a)
+                        }
+                        _ => None,
+                    };
+                }
+                let set = all.and_then(|a| Set::of(a.iter().flat_map(Set::iter)));
+                (set, every)
+            }
+        };
+        let required =
+            walk.is_some() && (kids || set.as_ref().is_some_and(|s| self.all_covered(s)));
+        (set, required)
+    }
+
+    fn all_covered(&self, set: &Set) -> bool {
+        set.len() > 0 && set.iter().all(|s| (self.covered)(s))
+    }
+
+    /// The one-byte strings of an ASCII class with at most 8 members (after folding).
+    fn class_set(&self, c: &Class) -> Option<Set> {
+        // a class with non-ASCII members is not a small literal set
+        let non_ascii = match c {
+            Class::Bytes(cb) => cb.ranges().iter().any(|r| r.end() >= 0x80),
+            Class::Unicode(cu) => cu.ranges().iter().any(|r| r.end() as u32 >= 0x80),
+        };
+        if non_ascii {
+            return None;
+        }
+        let mut seen = [false; 128];
+        let mut add = |lo: u32, hi: u32| {
+            for b in lo..=hi.min(127) {
+                let b = b as u8;
+                seen[usize::from(if self.fold { b.to_ascii_lowercase() } else { b })] = true;
+            }
+        };
+        match c {
+            Class::Bytes(cb) => cb
+                .ranges()
+                .iter()
+                .for_each(|r| add(u32::from(r.start()), u32::from(r.end()))),
+            Class::Unicode(cu) => cu
+                .ranges()
+                .iter()
+                .for_each(|r| add(r.start() as u32, r.end() as u32)),
+        }
+        if seen.iter().filter(|&&x| x).count() > 8 {
+            return None;
+        }
+        let mut v = Set::default();
+        for b in (0u8..128).filter(|&b| seen[usize::from(b)]) {
+            v.push(&[&[b]]);
+        }
+        Some(v)
+    }
+}
+
+/// `sub` repeated `min..=max` times; `None` if a step's product (including the one past
+/// `max`, so a set is small only if one more repetition would still be buildable) is too big.
+fn repeat(sub: &Set, min: usize, max: usize) -> Option<Set> {
+    // members of one length: |sub^n| = |sub|^n, so the last check can be made up front
+    if sub.uniform()
+        && (0..=max)
+            .try_fold(1usize, |n, _| {
+                n.checked_mul(sub.len()).filter(|&n| n <= MAX_SET)
+            })
+            .is_none()
+    {
+        return None;
+    }
+    let mut powers = Vec::with_capacity(max + 1);
+    powers.push(Set::one(b""));
+    for n in 1..=max {
+        let next = cross(&powers[n - 1], sub)?;
+        powers.push(next);
+    }
+    // the step past `max` is never used; only its size counts
+    if powers[max].len().saturating_mul(sub.len()) > MAX_SET {
+        return None;
+    }
+    Set::of(powers[min.min(max + 1)..].iter().flat_map(Set::iter))
+}
+
+/// Every `x ++ y`; `None` unless the product has at most [`MAX_SET`] members (checked before
+/// anything is built).
+fn cross(a: &Set, b: &Set) -> Option<Set> {
+    if a.len().saturating_mul(b.len()) > MAX_SET {
+        return None;
+    }
+    let mut out = Set {
+        bytes: Vec::with_capacity(a.bytes.len() * b.len() + b.bytes.len() * a.len()),
+        ends: Vec::with_capacity(a.len() * b.len()),
+    };
+    for x in a.iter() {
+        for y in b.iter() {
+            out.push(&[x, y]);
         }
     }
-    let walk = |s: &Hir| walk_required(s, kws, fold, covered, depth + 1);
-    match h.kind() {
-        HirKind::Concat(subs) => subs.iter().any(walk),
-        HirKind::Capture(c) => walk(&c.sub),
-        HirKind::Repetition(r) if r.min >= 1 => walk(&r.sub),
-        HirKind::Alternation(subs) => subs.iter().all(walk),
-        _ => false,
+    // members of one length on both sides: the product is already sorted and distinct
+    if a.uniform() && b.uniform() {
+        return Some(out);
     }
+    Set::of(out.iter())
 }
 
 /// `h` with every look-around assertion (`\b`, `^`, ...) removed: it matches a superset of
@@ -464,5 +630,285 @@ pub fn strip_looks(h: &Hir) -> Hir {
         HirKind::Capture(c) => strip_looks(&c.sub),
         HirKind::Concat(subs) => Hir::concat(subs.iter().map(strip_looks).collect()),
         HirKind::Alternation(subs) => Hir::alternation(subs.iter().map(strip_looks).collect()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pre-rewrite implementation, kept verbatim (bar names) as the reference: each walked
+    /// node rebuilt its whole subtree's exact set.
+    mod reference {
+        use super::super::{class_has, MAX_SET};
+        use regex_syntax::hir::{Class, Hir, HirKind};
+
+        pub fn exact_set_case(h: &Hir, fold: bool) -> Option<Vec<Vec<u8>>> {
+            let exact_set = |h: &Hir| exact_set_case(h, fold);
+            match h.kind() {
+                HirKind::Empty | HirKind::Look(_) => Some(vec![Vec::new()]),
+                HirKind::Literal(l) => Some(vec![if fold {
+                    l.0.to_ascii_lowercase()
+                } else {
+                    l.0.to_vec()
+                }]),
+                HirKind::Class(c) => {
+                    let mut v: Vec<Vec<u8>> = Vec::new();
+                    for b in 0u8..=127 {
+                        if class_has(c, b) {
+                            let l = if fold { b.to_ascii_lowercase() } else { b };
+                            if !v.iter().any(|x| x[0] == l) {
+                                v.push(vec![l]);
+                            }
+                        }
+                    }
+                    let non_ascii = match c {
+                        Class::Bytes(cb) => cb.ranges().iter().any(|r| r.end() >= 0x80),
+                        Class::Unicode(cu) => cu.ranges().iter().any(|r| r.end() as u32 >= 0x80),
+                    };
+                    (!non_ascii && v.len() <= 8).then_some(v)
+                }
+                HirKind::Capture(c) => exact_set(&c.sub),
+                HirKind::Repetition(r) => {
+                    let max = r.max? as usize;
+                    if max > 4 {
+                        return None;
+                    }
+                    let sub = exact_set(&r.sub)?;
+                    let mut all = Vec::new();
+                    let mut cur = vec![Vec::new()];
+                    for n in 0..=max {
+                        if n >= r.min as usize {
+                            all.extend(cur.iter().cloned());
+                        }
+                        cur = cross(&cur, &sub)?;
+                    }
+                    dedup(all)
+                }
+                HirKind::Concat(subs) => {
+                    let mut cur = vec![Vec::new()];
+                    for s in subs {
+                        cur = cross(&cur, &exact_set(s)?)?;
+                    }
+                    Some(cur)
+                }
+                HirKind::Alternation(subs) => {
+                    let mut all = Vec::new();
+                    for s in subs {
+                        all.extend(exact_set(s)?);
+                    }
+                    dedup(all)
+                }
+            }
+        }
+
+        fn cross(a: &[Vec<u8>], b: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+            if a.len().saturating_mul(b.len()) > MAX_SET {
+                return None;
+            }
+            let mut out = Vec::with_capacity(a.len() * b.len());
+            for x in a {
+                for y in b {
+                    let mut z = x.clone();
+                    z.extend_from_slice(y);
+                    out.push(z);
+                }
+            }
+            dedup(out)
+        }
+
+        fn dedup(mut v: Vec<Vec<u8>>) -> Option<Vec<Vec<u8>>> {
+            v.sort();
+            v.dedup();
+            (v.len() <= MAX_SET).then_some(v)
+        }
+
+        pub fn keywords_required(h: &Hir, kws: &[Vec<u8>]) -> bool {
+            fn covered(set: &[Vec<u8>], kws: &[Vec<u8>]) -> bool {
+                !set.is_empty()
+                    && set.iter().all(|s| {
+                        kws.iter()
+                            .any(|k| !k.is_empty() && memchr::memmem::find(s, k).is_some())
+                    })
+            }
+            walk_required(h, kws, true, &covered, 0)
+        }
+
+        pub fn keywords_required_upper(h: &Hir, kws: &[Vec<u8>]) -> bool {
+            fn covered(set: &[Vec<u8>], kws: &[Vec<u8>]) -> bool {
+                !set.is_empty()
+                    && set.iter().all(|s| {
+                        kws.iter().any(|k| {
+                            let up = k.to_ascii_uppercase();
+                            !up.is_empty()
+                                && memchr::memmem::find_iter(s, &up)
+                                    .any(|i| !s[i..i + up.len()].iter().any(u8::is_ascii_lowercase))
+                        })
+                    })
+            }
+            walk_required(h, kws, false, &covered, 0)
+        }
+
+        type Covered = dyn Fn(&[Vec<u8>], &[Vec<u8>]) -> bool;
+
+        fn walk_required(
+            h: &Hir,
+            kws: &[Vec<u8>],
+            fold: bool,
+            covered: &Covered,
+            depth: usize,
+        ) -> bool {
+            if depth > 10 {
+                return false;
+            }
+            if let Some(set) = exact_set_case(h, fold) {
+                if covered(&set, kws) {
+                    return true;
+                }
+            }
+            let walk = |s: &Hir| walk_required(s, kws, fold, covered, depth + 1);
+            match h.kind() {
+                HirKind::Concat(subs) => subs.iter().any(walk),
+                HirKind::Capture(c) => walk(&c.sub),
+                HirKind::Repetition(r) if r.min >= 1 => walk(&r.sub),
+                HirKind::Alternation(subs) => subs.iter().all(walk),
+                _ => false,
+            }
+        }
+    }
+
+    /// The new pass's exact set of `h` (sorted), as the reference would build it.
+    fn exact(h: &Hir, fold: bool) -> Option<Vec<Vec<u8>>> {
+        let covered = |_: &[u8]| false;
+        let set = Required {
+            fold,
+            covered: &covered,
+        }
+        .visit(h, None, true)
+        .0?;
+        let v: Vec<Vec<u8>> = set.iter().map(<[u8]>::to_vec).collect();
+        assert!(v.windows(2).all(|w| w[0] < w[1]), "sorted and distinct");
+        Some(v)
+    }
+
+    fn nodes<'h>(h: &'h Hir, out: &mut Vec<&'h Hir>) {
+        out.push(h);
+        match h.kind() {
+            HirKind::Capture(c) => nodes(&c.sub, out),
+            HirKind::Repetition(r) => nodes(&r.sub, out),
+            HirKind::Concat(subs) | HirKind::Alternation(subs) => {
+                subs.iter().for_each(|s| nodes(s, out))
+            }
+            _ => {}
+        }
+    }
+
+    /// Compares the new pass with the reference on one regex: the exact set of every node
+    /// (both cases) and both keyword verdicts for `kws` and for the regex's own keywords.
+    /// Returns the two verdicts for the rule's keywords.
+    fn same_as_reference(id: &str, regex: &str, kws: &[Vec<u8>]) -> (bool, bool) {
+        let (h, _) = crate::redact::parse(id, regex).unwrap();
+        let mut all = Vec::new();
+        nodes(&h, &mut all);
+        for n in all {
+            for fold in [true, false] {
+                let want = reference::exact_set_case(n, fold).map(|mut v| {
+                    v.sort();
+                    v
+                });
+                assert_eq!(exact(n, fold), want, "{id}: exact set of {n} (fold {fold})");
+            }
+        }
+        let auto = crate::redact::literals::required_keywords(&h).unwrap_or_default();
+        for k in [
+            kws,
+            &auto[..],
+            &[b"key".to_vec(), b"x".to_vec()][..],
+            &[][..],
+        ] {
+            assert_eq!(
+                keywords_required(&h, k),
+                reference::keywords_required(&h, k),
+                "{id}: keywords_required {k:?}"
+            );
+            assert_eq!(
+                keywords_required_upper(&h, k),
+                reference::keywords_required_upper(&h, k),
+                "{id}: keywords_required_upper {k:?}"
+            );
+        }
+        (keywords_required(&h, kws), keywords_required_upper(&h, kws))
+    }
+
+    /// Every shipped redaction rule (built-in and optional packs) gets exactly the gate data
+    /// the reference implementation computed.
+    #[test]
+    fn shipped_rules_match_the_reference() {
+        let optional = concat!(env!("CARGO_MANIFEST_DIR"), "/policies/optional");
+        let mut rules = 0;
+        let mut required = [0; 2];
+        for policy in [
+            crate::Policy::builtin().unwrap(),
+            crate::Policy::load(&[optional]).unwrap(),
+        ] {
+            let set = policy.compile().unwrap();
+            for (id, _, r) in &set.redact_rules {
+                // as `Redactor::new` derives them
+                let regex = r.pattern.source();
+                let (h, _) = crate::redact::parse(id, &regex).unwrap();
+                let kws: Vec<Vec<u8>> = if r.options.keywords.is_empty() {
+                    crate::redact::literals::required_keywords(&h).unwrap_or_default()
+                } else {
+                    r.options
+                        .keywords
+                        .iter()
+                        .filter(|k| !k.is_empty())
+                        .map(|k| k.as_bytes().to_ascii_lowercase())
+                        .collect()
+                };
+                let (a, b) = same_as_reference(id, &regex, &kws);
+                required[0] += usize::from(a);
+                required[1] += usize::from(b);
+                rules += 1;
+            }
+        }
+        // the comparison saw the real packs, and both verdicts occur in them
+        assert!(rules > 300, "{rules} rules");
+        assert!(required[0] > 50 && required[0] < rules, "{required:?}");
+        assert!(required[1] > 0 && required[1] < rules, "{required:?}");
+    }
+
+    /// Edge cases of the bounds: sets right at and past [`MAX_SET`], repetitions whose next
+    /// (unused) step overflows, folding that merges class members, non-ASCII classes, deep
+    /// nesting past the walk limit, empty alternation branches.
+    #[test]
+    fn edge_cases_match_the_reference() {
+        let kw = |k: &[&str]| k.iter().map(|s| s.as_bytes().to_vec()).collect::<Vec<_>>();
+        for (re, kws) in [
+            ("(?i)password", kw(&["password"])),
+            ("(?i)passwords", kw(&["password"])),
+            ("(?i)(?:api|auth)_?key[=:]", kw(&["key"])),
+            ("[ab]{1,4}[cd]{0,4}key", kw(&["key"])),
+            ("[a-h]{3}", kw(&["a"])),
+            ("[a-h]{3}[a-b]", kw(&["a"])),
+            ("[a-h][a-h][a-h][ab]", kw(&["a"])),
+            ("(?:[a-h]{2}|[0-7]{2}){1,2}", kw(&["a"])),
+            ("(?:ab|AB|aB){4}", kw(&["ab"])),
+            ("(?:ab|cd){2,4}x", kw(&["ab", "cd"])),
+            ("x(?:ab)?y(?:KEY)*z", kw(&["key"])),
+            ("[Kk][Ee][Yy]", kw(&["key"])),
+            ("[é]key|KEY", kw(&["key"])),
+            ("((((((((((((KEY))))))))))))", kw(&["key"])),
+            (
+                "a(b(c(d(e(f(g(h(i(j(k(KEY)l)m)n)o)p)q)r)s)t)u)v",
+                kw(&["key"]),
+            ),
+            ("(?:KEY|)x", kw(&["key"])),
+            ("(?:SECRET|TOKEN)_[A-Z]{2}=\\d+", kw(&["secret", "token"])),
+            ("\\bghp_[A-Za-z0-9]{36}\\b", kw(&["ghp_"])),
+            ("(?-u:\\xff)key", kw(&["key"])),
+        ] {
+            same_as_reference(re, re, &kws);
+        }
     }
 }
