@@ -294,7 +294,7 @@ pub(crate) enum CTest {
     Shell(CShell),
     Detects {
         patterns: Vec<String>,
-        redactor: Box<OnceLock<Option<Redactor>>>,
+        redactor: Box<OnceLock<SharedRedactor>>,
     },
 }
 
@@ -411,11 +411,17 @@ pub struct MatcherSet {
     pub(crate) redact_rules: Vec<(String, Vec<Hook>, ir::RedactRule)>,
     /// One redactor per hook, over the redaction rules of that hook.
     redactors: Vec<OnceLock<Option<Redactor>>>,
+    /// The redactors `detects` tests built, by their patterns: atoms with the same patterns
+    /// (the inbound pack tests the message and the history) share one.
+    detectors: std::sync::Mutex<Vec<(Vec<String>, SharedRedactor)>>,
     /// Prefilter requirements per rule, from the compiled-policy cache.
     pub(crate) precomputed: Option<Vec<Option<prefilter::Requirement>>>,
     /// Compiled lazily (a hook process): prefer automata that build fast.
     pub(crate) lazy: bool,
 }
+
+/// A redactor shared by the `detects` tests with the same patterns (`None`: it would not build).
+type SharedRedactor = Option<std::sync::Arc<Redactor>>;
 
 /// The redaction engine's spec for a checked redaction rule.
 fn detector_spec(id: &str, r: &ir::RedactRule) -> DetectorSpec {
@@ -500,6 +506,7 @@ pub fn compile_owned(
         indexes: per_hook(),
         redact_rules,
         redactors: per_hook(),
+        detectors: Default::default(),
         precomputed: None,
         lazy: opts.lazy,
     };
@@ -559,15 +566,22 @@ impl MatcherSet {
         }
     }
 
-    /// A redactor over the redaction rules whose ids match `patterns`.
-    pub(crate) fn redactor_for(&self, patterns: &[String]) -> Option<Redactor> {
+    /// A redactor over the redaction rules whose ids match `patterns`, built once per
+    /// distinct pattern list of the set (building one is most of a `pre_llm_call` hook's work).
+    pub(crate) fn redactor_for(&self, patterns: &[String]) -> SharedRedactor {
+        let mut built = self.detectors.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, r)) = built.iter().find(|(p, _)| p == patterns) {
+            return r.clone();
+        }
         let specs: Vec<DetectorSpec> = self
             .redact_rules
             .iter()
             .filter(|(id, _, _)| patterns.iter().any(|p| id_matches(p, id)))
             .map(|(id, _, r)| detector_spec(id, r))
             .collect();
-        Redactor::new(specs).ok()
+        let r = Redactor::new(specs).ok().map(std::sync::Arc::new);
+        built.push((patterns.to_vec(), r.clone()));
+        r
     }
 
     /// Every rule's prefilter requirement (for the compiled-policy cache).
@@ -716,6 +730,7 @@ pub(crate) fn compile_for_event(
         indexes: per_hook(),
         redact_rules: Vec::new(),
         redactors: per_hook(),
+        detectors: Default::default(),
         precomputed: Some(std::mem::take(&mut snap.requirements)),
         lazy: true,
     };
@@ -1032,6 +1047,17 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::{build_regex, prefilter::regex_literals, LazyRegex, NEEDLE_CHECK_MAX};
+
+    /// `detects` tests with the same patterns share one redactor.
+    #[test]
+    fn detects_tests_share_their_redactor() {
+        let set = crate::Policy::builtin().unwrap().compile().unwrap();
+        let p = vec!["secret.*".to_string()];
+        let (a, b) = (set.redactor_for(&p).unwrap(), set.redactor_for(&p).unwrap());
+        assert!(std::sync::Arc::ptr_eq(&a, &b));
+        let other = set.redactor_for(&["pii.*".to_string()]).unwrap();
+        assert!(!std::sync::Arc::ptr_eq(&a, &other));
+    }
 
     /// A lazy regex with needles is not built for a short text that lacks them all, and
     /// decides every text as the regex does.
