@@ -194,11 +194,15 @@ def test_shared_cache_dir_two_homes(tmp_path, model, warden_bin):
     """Issue 11 item 1: one WARDEN_CACHE_DIR, two users/homes. Rules with `~` are compiled
     against the home; a snapshot compiled under home A must not be used under home B.
     Under B, `read_file ~/.aws/credentials` must be blocked (B's secret never reaches the
-    model) and `write_file ~/.bashrc` must not write. Fails while the cache key ignores the home."""
+    model) and `write_file ~/.bashrc` must not write. Fails while the cache key ignores the home.
+    The shipped packs are given as policy files (`--policy`): the built-in packs are compiled
+    into the binary and use no disk cache at all (tests/cli.rs checks that)."""
     cache = tmp_path / "shared-cache"
+    packs = str(Path(__file__).resolve().parents[2] / "policies")
     # Turn 1, home A: compiles (and caches) the shipped packs with ~ = A's home.
     srv_a = model([[tool_call("read_file", {"path": "~/.aws/credentials"}, id="a1")], text(DONE)])
-    a = new_agent(tmp_path, "A", srv_a, warden_bin, WARDEN_CACHE_DIR=cache)
+    a = new_agent(tmp_path, "A", srv_a, None, WARDEN_CACHE_DIR=cache)
+    a.install_warden(warden_bin, "--policy", packs)
     plant_secrets(a)
     assert_turn_ok(srv_a, a.chat("show my aws credentials"), 2)
     assert tool_error(srv_a.tool_results()["a1"]) is not None, srv_a.tool_results()
@@ -208,7 +212,8 @@ def test_shared_cache_dir_two_homes(tmp_path, model, warden_bin):
     srv_b = model([[tool_call("read_file", {"path": "~/.aws/credentials"}, id="b1"),
                     tool_call("write_file", {"path": "~/.bashrc", "content": BASHRC_PAYLOAD}, id="b2")],
                    text(DONE)])
-    b = new_agent(tmp_path, "B", srv_b, warden_bin, WARDEN_CACHE_DIR=cache)
+    b = new_agent(tmp_path, "B", srv_b, None, WARDEN_CACHE_DIR=cache)
+    b.install_warden(warden_bin, "--policy", packs)
     plant_secrets(b)
     assert_turn_ok(srv_b, b.chat("show my aws credentials and set up my shell"), 2)
     seen = srv_b.tool_results()

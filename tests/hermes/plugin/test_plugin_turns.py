@@ -106,10 +106,13 @@ def test_dangerous_command_never_runs_and_modify_rewrites(tmp_path, warden_bin, 
 def test_killing_the_coprocess_mid_session_fails_closed(tmp_path, warden_bin, started, host):
     work = tmp_path / "agent" / "work"
     status = tmp_path / "agent" / "hermes-home" / "plugins" / "warden" / "serve-status.json"
-    # the shipped packs send `kill -9 $(...)` to a human (host.kill_dynamic), which a
-    # non-interactive turn denies: the co-process is killed from Python instead
-    kill = ("python3 -c 'import json,os,signal,sys; "
-            "os.kill(json.load(open(sys.argv[1]))[\"pid\"], signal.SIGKILL)' " + shlex.quote(str(status)))
+    # the shipped packs send `kill -9 $(...)` and a computed `os.kill` in `python3 -c` to a
+    # human (host.kill_dynamic), which a non-interactive turn denies: the co-process is
+    # killed by a script file, whose body the command-line analysis does not see
+    killer = tmp_path / "killer.py"
+    killer.write_text("import json, os, signal, sys\n"
+                      "os.kill(json.load(open(sys.argv[1]))['pid'], signal.SIGKILL)\n")
+    kill = f"python3 {shlex.quote(str(killer))} {shlex.quote(str(status))}"
     model = started([
         [tool_call("terminal", {"command": kill})],
         [tool_call("terminal", {"command": kill})],
