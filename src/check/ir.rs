@@ -111,6 +111,18 @@ pub enum Expr {
     Atom(Atom),
 }
 
+impl Expr {
+    /// Call `f` with every atom of the condition, left to right.
+    pub fn for_each_atom<'a>(&'a self, f: &mut dyn FnMut(&'a Atom)) {
+        match self {
+            Expr::And(v) | Expr::Or(v) => v.iter().for_each(|c| c.for_each_atom(f)),
+            Expr::Not(c) => c.for_each_atom(f),
+            Expr::Const(_) => {}
+            Expr::Atom(a) => f(a),
+        }
+    }
+}
+
 /// A test on one field.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Atom {

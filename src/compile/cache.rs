@@ -245,7 +245,7 @@ pub(crate) fn encode(
 /// The sources of the regexes a condition tests (`matches`, also inside `command … with
 /// arg matches`).
 fn regexes_of(e: &crate::check::ir::Expr, out: &mut Vec<String>) {
-    use crate::check::ir::{Expr, Qual, ShellTest, Test};
+    use crate::check::ir::{Qual, ShellTest, Test};
     fn test(t: &Test, out: &mut Vec<String>) {
         match t {
             Test::Matches { regex } => out.push(regex.clone()),
@@ -259,12 +259,7 @@ fn regexes_of(e: &crate::check::ir::Expr, out: &mut Vec<String>) {
             _ => {}
         }
     }
-    match e {
-        Expr::And(v) | Expr::Or(v) => v.iter().for_each(|c| regexes_of(c, out)),
-        Expr::Not(c) => regexes_of(c, out),
-        Expr::Atom(a) => test(&a.test, out),
-        Expr::Const(_) => {}
-    }
+    e.for_each_atom(&mut |a| test(&a.test, out));
 }
 
 /// Read a snapshot body (`load`'s output); `None` if it does not parse.
@@ -389,17 +384,11 @@ pub(crate) fn for_hook(policy: &CheckedPolicy, hook: Hook) -> CheckedPolicy {
 
 /// The rule-id patterns of every `detects` test in a condition.
 fn detects_patterns(e: &crate::check::ir::Expr, out: &mut Vec<String>) {
-    use crate::check::ir::{Expr, Test};
-    match e {
-        Expr::And(v) | Expr::Or(v) => v.iter().for_each(|c| detects_patterns(c, out)),
-        Expr::Not(c) => detects_patterns(c, out),
-        Expr::Atom(a) => {
-            if let Test::Detects { patterns } = &a.test {
-                out.extend(patterns.iter().cloned());
-            }
+    e.for_each_atom(&mut |a| {
+        if let crate::check::ir::Test::Detects { patterns } = &a.test {
+            out.extend(patterns.iter().cloned());
         }
-        Expr::Const(_) => {}
-    }
+    });
 }
 
 /// True if a snapshot can be stored: the binary form cannot carry

@@ -76,15 +76,6 @@ fn regex_too_big(set: &MatcherSet, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn atoms<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a crate::check::ir::Atom)) {
-    match e {
-        Expr::And(v) | Expr::Or(v) => v.iter().for_each(|c| atoms(c, f)),
-        Expr::Not(c) => atoms(c, f),
-        Expr::Const(_) => {}
-        Expr::Atom(a) => f(a),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

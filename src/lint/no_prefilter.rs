@@ -20,7 +20,7 @@ pub(super) fn no_prefilter(p: &Policy, set: &crate::MatcherSet, out: &mut Vec<Di
         });
         let mut regexes = Vec::new();
         if let Some(r) = rule {
-            atoms(&r.when, &mut |a| {
+            r.when.for_each_atom(&mut |a| {
                 if let Test::Matches { regex } = &a.test {
                     if crate::compile::prefilter::regex_literals(regex).is_none() {
                         regexes.push(format!("/{regex}/"));
