@@ -4,6 +4,9 @@
 //!
 //! `cargo bench --bench commands` (needs `[[bench]] name = "commands" harness = false`).
 
+#[path = "support/corpus.rs"]
+mod corpus;
+
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use warden::{CompileOptions, Event, Policy};
 
@@ -56,29 +59,14 @@ fn bench(c: &mut Criterion) {
 
     // Every command of the command corpora, one after the other: the time
     // per iteration divided by the number of commands is the mean per command.
-    let mut all = Vec::new();
-    for f in [
-        "commands.tsv",
-        "commands-heldout.tsv",
-        "commands-redteam-2026-12-03.tsv",
-        "commands-dev.tsv",
-    ] {
-        let path = format!("{}/tests/corpora/{f}", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(path).expect("corpus");
-        for line in text
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.starts_with("label"))
-        {
-            if let Some(cmd) = line.splitn(3, '\t').nth(2) {
-                let mut ev = Event::tool_call(
-                    "terminal",
-                    serde_json::json!({ "command": cmd.replace('⏎', "\n") }),
-                );
-                ev.cwd = Some("/home/user/project".into());
-                all.push(ev);
-            }
-        }
-    }
+    let all: Vec<Event> = corpus::commands()
+        .into_iter()
+        .map(|cmd| {
+            let mut ev = Event::tool_call("terminal", serde_json::json!({ "command": cmd }));
+            ev.cwd = Some("/home/user/project".into());
+            ev
+        })
+        .collect();
     let mut g = c.benchmark_group("corpus");
     g.throughput(criterion::Throughput::Elements(all.len() as u64));
     g.bench_function(format!("all_{}_commands", all.len()), |b| {

@@ -12,6 +12,9 @@
 //! Instructions per command = (Ir with `N` − Ir with `0`) / (`N` × commands);
 //! the command count is printed.
 
+#[path = "../benches/support/corpus.rs"]
+mod corpus;
+
 use warden::{CompileOptions, Event, Policy};
 
 fn main() {
@@ -25,29 +28,10 @@ fn main() {
             lazy: false,
         })
         .expect("compile");
-    let mut cmds = Vec::new();
-    match one {
-        Some(c) => cmds.push(c),
-        None => {
-            for f in [
-                "commands.tsv",
-                "commands-heldout.tsv",
-                "commands-redteam-2026-12-03.tsv",
-                "commands-dev.tsv",
-            ] {
-                let path = format!("{}/tests/corpora/{f}", env!("CARGO_MANIFEST_DIR"));
-                let text = std::fs::read_to_string(path).expect("corpus");
-                for line in text
-                    .lines()
-                    .filter(|l| !l.starts_with('#') && !l.starts_with("label"))
-                {
-                    if let Some(cmd) = line.splitn(3, '\t').nth(2) {
-                        cmds.push(cmd.replace('⏎', "\n"));
-                    }
-                }
-            }
-        }
-    }
+    let cmds = match one {
+        Some(c) => vec![c],
+        None => corpus::commands(),
+    };
     let events: Vec<Event> = cmds
         .iter()
         .map(|c| {
