@@ -308,9 +308,11 @@ fn spawn_watchdog(engine: Arc<Engine>, out: Arc<Out>, inflight: Arc<Inflight>, d
 }
 
 fn spawn_reloader(engine: Arc<Engine>, every: Duration, status_file: Option<PathBuf>) {
+    // The baseline is taken before the thread starts (and before any request is read): taken
+    // inside it, an edit made right after start-up could become the baseline and never load.
+    let paths = engine.watched();
+    let mut last = fingerprint(&paths);
     std::thread::spawn(move || {
-        let paths = engine.watched();
-        let mut last = fingerprint(&paths);
         loop {
             std::thread::sleep(every);
             let now = fingerprint(&paths);
