@@ -681,8 +681,12 @@ impl Redactor {
     /// added, until a pass finds nothing (at most [`MAX_PASSES`] more passes). The output is
     /// then always built from the input and this one list, numbered left to right: streaming
     /// runs the same per round, so both modes give the same text and findings.
+    ///
+    /// A later pass scans only the stretches around the replacements ([`Self::rescan`]), so on
+    /// text with few findings it costs a small fraction of the first.
     pub(crate) fn fixed_point(&self, hay: &[u8], known: Option<&KnownValues>) -> Vec<Cand> {
         let mut merged = merge(self.hay_candidates(hay, known));
+        let reach = self.overlap.max(known.map_or(0, |k| k.longest() + 1));
         let mut scratch = Vec::new();
         let mut map = Vec::new();
         for _ in 0..MAX_PASSES {
@@ -698,7 +702,7 @@ impl Redactor {
                 &mut scratch,
                 &mut map,
             );
-            let more = self.hay_candidates(&scratch, known);
+            let more = self.rescan(&scratch, &map, reach, known);
             if more.is_empty() {
                 break;
             }
@@ -747,6 +751,48 @@ impl Redactor {
             k.candidates(hay, self.known_rule(), &mut cands);
         }
         cands
+    }
+
+    /// The candidates of a later fixed-point pass over `scratch` (the previous pass's output,
+    /// its replacements at `map`), found only where that pass can differ from the one before:
+    /// within `reach` bytes ([`Self::stream_overlap`], the most context any rule's decision
+    /// depends on) of a replacement. Farther away the bytes and their context are the input's,
+    /// so the previous pass already decided them. Each stretch is scanned with `reach` bytes of
+    /// context on both sides, as a streaming round is, and keeps the candidates that start
+    /// inside it; stretches closer than that are joined, so dense text is scanned once.
+    fn rescan(
+        &self,
+        scratch: &[u8],
+        map: &[Replaced],
+        reach: usize,
+        known: Option<&KnownValues>,
+    ) -> Vec<Cand> {
+        let n = scratch.len();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < map.len() {
+            let from = map[i].out.0.saturating_sub(reach);
+            let mut to = (map[i].out.1 + reach).min(n);
+            i += 1;
+            while i < map.len() && map[i].out.0.saturating_sub(3 * reach) <= to {
+                to = (map[i].out.1 + reach).min(n);
+                i += 1;
+            }
+            let lo = floor_char(scratch, from.saturating_sub(reach));
+            let hi = ceil_char(scratch, (to + reach).min(n));
+            let slice = &scratch[lo..hi];
+            out.extend(
+                self.hay_candidates(slice, known)
+                    .into_iter()
+                    .map(|c| Cand {
+                        start: c.start + lo,
+                        end: c.end + lo,
+                        rule: c.rule,
+                    })
+                    .filter(|c| (from..to).contains(&c.start)),
+            );
+        }
+        out
     }
 
     /// Structure-aware redaction: a JSON document (object / array) is redacted inside its

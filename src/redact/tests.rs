@@ -496,6 +496,27 @@ fn text_redaction_is_a_fixed_point_on_fuzz_findings() {
     }
 }
 
+/// A later fixed-point pass scans only around replacements (`Redactor::rescan`): matches
+/// uncovered by a replacement are still found when the findings lie far apart, near the
+/// text's ends, and closer together than the rescan's reach.
+#[test]
+fn later_passes_find_uncovered_matches_anywhere_in_a_long_text() {
+    let uncovering = [
+        "sla@ck.comsk-SSOSSSSSSSa@ck.comsk-SSOSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSse",
+        "22\t+2222222+222222322222/:2 TsASIAass2npm_2222222",
+    ];
+    let filler = |n: usize| "lorem ipsum dolor sit amet 12 ".repeat(n / 30 + 1);
+    for gap in [0, 1, 100, 2047, 2048, 2049, 6000, 20_000] {
+        let mut text = String::new();
+        for (k, u) in uncovering.iter().cycle().take(5).enumerate() {
+            text.push_str(&filler(gap * k % 7919));
+            text.push_str(u);
+            text.push_str("\nSSN 404-93-1865\n");
+        }
+        assert_fuzz_invariants(crate::Hook::TransformToolResult, &text);
+    }
+}
+
 /// The `redact` fuzz target's invariants (fuzz/fuzz_targets/redact.rs) on one input, with the
 /// shipped packs: nothing detected is left, text and JSON modes are idempotent, streaming at
 /// every chunk size gives exactly the text mode's output and findings, and a JSON document
