@@ -130,7 +130,5 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-#[allow(dead_code)]
-fn _unused() {}
 criterion_group!(benches, bench);
 criterion_main!(benches);

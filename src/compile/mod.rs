@@ -919,7 +919,9 @@ impl Builder {
                 },
             },
             Test::In { values, nocase } => {
-                let (mut ascii, mut unicode) = (HashSet::new(), HashSet::new());
+                // sized up front: growing rehashes every member (a hook builds these per call)
+                let mut ascii = HashSet::with_capacity(values.len());
+                let mut unicode = HashSet::new();
                 let mut others = Vec::new();
                 for v in values {
                     match v {

@@ -68,17 +68,31 @@ impl FieldFilter {
             }
             return;
         }
+        // The bytes the text holds (ASCII case folded): most literals are ruled out by their
+        // first or last byte without a search, the rest are compared only where their first
+        // byte occurs.
+        let mut seen = [false; 256];
+        for &b in hay {
+            seen[usize::from(b.to_ascii_lowercase())] = true;
+        }
         for (i, lit) in self.literals.iter().enumerate() {
             let lit = lit.as_bytes();
-            if lit.is_empty() {
+            let (Some(&first), Some(&last)) = (lit.first(), lit.last()) else {
                 f(i, 0, 0);
-            } else if lit.len() <= hay.len() {
-                if let Some(at) = hay
-                    .windows(lit.len())
-                    .position(|w| w.eq_ignore_ascii_case(lit))
-                {
-                    f(i, at, at + lit.len());
-                }
+                continue;
+            };
+            if lit.len() > hay.len()
+                || !seen[usize::from(first.to_ascii_lowercase())]
+                || !seen[usize::from(last.to_ascii_lowercase())]
+            {
+                continue;
+            }
+            let starts = &hay[..=hay.len() - lit.len()];
+            let (lower, upper) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
+            if let Some(at) = memchr::memchr2_iter(lower, upper, starts)
+                .find(|&at| hay[at..at + lit.len()].eq_ignore_ascii_case(lit))
+            {
+                f(i, at, at + lit.len());
             }
         }
     }
