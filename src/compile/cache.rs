@@ -7,9 +7,10 @@
 //! * One file per key and hook: `<dir>/<key>-<hook>.snapshot`, a header line
 //!   (magic, version, key, hook, checksum of the body) and a postcard body
 //!   (compact binary serde; several times faster to read than JSON). In the
-//!   body every rule is encoded on its own, beside the prefilter requirements
-//!   of all of them: a hook runs the prefilter over its one event first and
-//!   decodes only the rules it admits (see `compile::compile_for_event`).
+//!   body every rule is encoded on its own, beside the hook's prefilter plan
+//!   (`prefilter::IndexPlan`): a hook builds the prefilter from the plan, runs it over
+//!   its one event and decodes only the rules it admits (see
+//!   `compile::compile_for_event`).
 //! * Only the gating hooks (pre_tool_call, pre_llm_call) are cached: their
 //!   rules hold no redaction options, which the binary form cannot carry.
 //! * Written atomically (temp file in the same directory, then rename).
@@ -23,7 +24,7 @@
 //! embedded in the binary ([`Embedded`], `policies/builtin.snapshot`).
 
 use super::fnv::fnv1a;
-use super::prefilter::Requirement;
+use super::prefilter::IndexPlan;
 use crate::check::ir::{CheckedPolicy, Exemption, Rule};
 use crate::event::Hook;
 use serde::{Deserialize, Serialize};
@@ -31,7 +32,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The snapshot format (files and the embedded snapshot).
-pub(crate) const MAGIC: &str = "warden-snapshot-v5";
+pub(crate) const MAGIC: &str = "warden-snapshot-v6";
 
 /// Hooks whose snapshots are cached.
 pub const CACHED_HOOKS: [Hook; 2] = [Hook::PreToolCall, Hook::PreLlmCall];
@@ -39,7 +40,7 @@ pub const CACHED_HOOKS: [Hook; 2] = [Hook::PreToolCall, Hook::PreLlmCall];
 /// The cache key of a set of sources compiled with `opts`: every input the snapshot
 /// depends on. That is the warden version (the snapshot's format and the checker's
 /// meaning), each source's path and text, and the home directory, which `~` and `$HOME`
-/// in `under` targets are expanded to when the prefilter requirements are computed.
+/// in `under` targets are expanded to when the prefilter plan is computed.
 /// Nothing else is expanded at compile time: the event's `cwd` and every other path are
 /// resolved per event, `opts.lazy` only defers work, and today's date (exemption expiry)
 /// is verified against the sources on every hit instead (see [`Snapshot::holds`]).
@@ -74,28 +75,33 @@ pub fn default_dir() -> Option<PathBuf> {
         .or_else(|| env("HOME").map(|h| h.join(".cache").join("warden")))
 }
 
-/// What a snapshot holds: one hook's rules, each postcard-encoded on its own (borrowed from
-/// the body), their prefilter requirements (index for index), and the exemptions.
+/// For each regex a rule tests, the literals one of which every match contains
+/// (ASCII-lowercase; regexes with none are absent): the hook skips building a regex whose
+/// needles a short text lacks (see `compile::LazyRegex::is_match`). Stored with the rule,
+/// so a hook decodes only the needles of the rules its event admits.
+pub(crate) type Needles = Vec<(String, Vec<String>)>;
+
+/// What a snapshot holds: one hook's rules, each postcard-encoded on its own with its
+/// [`Needles`] (borrowed from the body), their prefilter plan, and the exemptions.
 #[derive(Serialize, Deserialize)]
 pub(crate) struct Snapshot<'a> {
-    /// The rules' ids, index for index (checked against the sources on every hit).
-    pub(crate) ids: Vec<String>,
-    pub(crate) requirements: Vec<Option<Requirement>>,
+    /// The rules' ids, index for index (checked against the sources on every hit). Kept as
+    /// the body's bytes: they are only compared, so a hook need not copy or validate them.
+    #[serde(borrow)]
+    pub(crate) ids: Vec<&'a [u8]>,
+    /// The hook's prefilter over these rules.
+    pub(crate) index: IndexPlan,
     #[serde(borrow)]
     pub(crate) rules: Vec<&'a [u8]>,
     pub(crate) exemptions: Vec<Exemption>,
-    /// For each regex the rules test, the literals one of which every match contains
-    /// (ASCII-lowercase; regexes with none are absent): the hook skips building a regex
-    /// whose needles a short text lacks (see `compile::LazyRegex::is_match`).
-    pub(crate) needles: Vec<(String, Vec<String>)>,
 }
 
 impl Snapshot<'_> {
-    /// Decode rule `i` (`None`: out of range, corrupt, or not the rule its id says, which
-    /// callers treat as a miss).
-    pub(crate) fn rule(&self, i: usize) -> Option<Rule> {
-        let r: Rule = postcard::from_bytes(self.rules.get(i)?).ok()?;
-        (self.ids.get(i) == Some(&r.id)).then_some(r)
+    /// Decode rule `i` and the needles of its regexes (`None`: out of range, corrupt, or
+    /// not the rule its id says, which callers treat as a miss).
+    pub(crate) fn rule(&self, i: usize) -> Option<(Rule, Needles)> {
+        let (r, needles): (Rule, Needles) = postcard::from_bytes(self.rules.get(i)?).ok()?;
+        (self.ids.get(i).copied() == Some(r.id.as_bytes())).then_some((r, needles))
     }
 
     /// True if the snapshot holds exactly what the sources define for its hook: the same
@@ -103,7 +109,12 @@ impl Snapshot<'_> {
     /// exemptions, in order. The checksum in the header only catches corruption; this is
     /// what makes a hand-made snapshot (an empty one, say) a miss.
     pub fn holds(&self, expected: &Expected) -> bool {
-        if self.ids != expected.ids {
+        if !self
+            .ids
+            .iter()
+            .copied()
+            .eq(expected.ids.iter().map(String::as_bytes))
+        {
             return false;
         }
         let want = expected.exempts.iter().filter_map(|written| {
@@ -145,30 +156,51 @@ pub struct Expected {
 }
 
 /// The home directory the shipped packs' embedded snapshot is compiled for: an absolute
-/// path no real home is. `~` reaches the compiled form only in the prefilter requirements'
-/// path literals, so the snapshot is the same for every user and [`rehome`] puts the
-/// running user's home in place of this one.
+/// path no real home is. `~` reaches the compiled form only in the prefilter plan's path
+/// literals, so the snapshot is the same for every user and [`rehome`] puts the running
+/// user's home in place of this one.
 pub(crate) const SENTINEL_HOME: &str = "/\u{1}home\u{1}";
 
-/// Put `home` in place of [`SENTINEL_HOME`] in requirements compiled for it. A literal
-/// that cannot be resolved (no home, or a home `~` does not expand under) drops its whole
-/// requirement: the rule is then admitted for every event (slower, never weaker).
-pub(crate) fn rehome(requirements: &mut [Option<Requirement>], home: Option<&str>) {
-    for slot in requirements.iter_mut() {
-        let Some(req) = slot else { continue };
-        let mut resolved = true;
-        for lit in req.parts.iter_mut().flat_map(|(_, lits)| lits.iter_mut()) {
-            if let Some(rest) = lit.strip_prefix(SENTINEL_HOME) {
-                let expanded = format!("~{rest}");
-                match home.and_then(|h| crate::paths::normalize(&expanded, None, Some(h))) {
-                    Some(p) => *lit = p,
-                    None => resolved = false,
-                }
+/// Put `home` in place of [`SENTINEL_HOME`] in a prefilter plan compiled for it. The rules
+/// of a literal that cannot be resolved (no home, or a home `~` does not expand under) run
+/// on every event instead (slower, never weaker).
+pub(crate) fn rehome(plan: &mut IndexPlan, home: Option<&str>) {
+    // false if `lit` names the sentinel home and cannot be given the real one
+    let resolve = |lit: &mut String| -> bool {
+        let Some(rest) = lit.strip_prefix(SENTINEL_HOME) else {
+            return true;
+        };
+        let expanded = format!("~{rest}");
+        match home.and_then(|h| crate::paths::normalize(&expanded, None, Some(h))) {
+            Some(p) => {
+                *lit = p;
+                true
+            }
+            None => false,
+        }
+    };
+    let mut lost = Vec::new();
+    for (_, lits, targets) in &mut plan.fields {
+        for (lit, rules) in lits.iter_mut().zip(targets.iter()) {
+            if !resolve(lit) {
+                lost.extend_from_slice(rules);
             }
         }
-        if !resolved {
-            *slot = None;
+    }
+    let programs = &mut plan.programs;
+    let lists = plan.under.iter_mut().flat_map(|(_, dirs)| dirs.iter_mut());
+    for (lit, rules) in lists
+        .chain(programs.exact.iter_mut())
+        .chain(programs.prefixes.iter_mut())
+    {
+        if !resolve(lit) {
+            lost.extend_from_slice(rules);
         }
+    }
+    // program names are looked up by binary search
+    programs.exact.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    for r in lost {
+        plan.unfilter(r);
     }
 }
 
@@ -207,38 +239,34 @@ impl<'a> Embedded<'a> {
     }
 }
 
-/// The snapshot body of a hook's policy part and its rules' requirements.
-pub(crate) fn encode(
-    part: &CheckedPolicy,
-    requirements: Vec<Option<Requirement>>,
-) -> Result<Vec<u8>, postcard::Error> {
+/// The snapshot body of a hook's policy part and its prefilter plan.
+pub(crate) fn encode(part: &CheckedPolicy, index: IndexPlan) -> Result<Vec<u8>, postcard::Error> {
     let rules = part
         .rules
         .iter()
-        .map(postcard::to_stdvec)
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut regexes = Vec::new();
-    for r in &part.rules {
-        regexes_of(&r.when, &mut regexes);
-        if let Some(u) = &r.unless {
-            regexes_of(u, &mut regexes);
-        }
-    }
-    regexes.sort();
-    regexes.dedup();
-    let needles = regexes
-        .into_iter()
-        .filter_map(|re| {
-            let lits = super::prefilter::regex_literals(&re)?;
-            Some((re, lits))
+        .map(|r| {
+            let mut regexes = Vec::new();
+            regexes_of(&r.when, &mut regexes);
+            if let Some(u) = &r.unless {
+                regexes_of(u, &mut regexes);
+            }
+            regexes.sort();
+            regexes.dedup();
+            let needles: Needles = regexes
+                .into_iter()
+                .filter_map(|re| {
+                    let lits = super::prefilter::regex_literals(&re)?;
+                    Some((re, lits))
+                })
+                .collect();
+            postcard::to_stdvec(&(r, needles))
         })
-        .collect();
+        .collect::<Result<Vec<_>, _>>()?;
     postcard::to_stdvec(&Snapshot {
-        ids: part.rules.iter().map(|r| r.id.clone()).collect(),
-        requirements,
+        ids: part.rules.iter().map(|r| r.id.as_bytes()).collect(),
+        index,
         rules: rules.iter().map(Vec::as_slice).collect(),
         exemptions: part.exemptions.clone(),
-        needles,
     })
 }
 
@@ -265,8 +293,7 @@ fn regexes_of(e: &crate::check::ir::Expr, out: &mut Vec<String>) {
 /// Read a snapshot body (`load`'s output); `None` if it does not parse.
 pub(crate) fn decode(body: &[u8]) -> Option<Snapshot<'_>> {
     let snap: Snapshot = postcard::from_bytes(body).ok()?;
-    (snap.rules.len() == snap.requirements.len() && snap.ids.len() == snap.rules.len())
-        .then_some(snap)
+    (snap.ids.len() == snap.rules.len() && snap.index.fits(snap.rules.len())).then_some(snap)
 }
 
 fn file_name(key: u64, hook: Hook) -> String {
@@ -408,7 +435,7 @@ mod tests {
     #[test]
     fn corrupt_or_stale_snapshots_are_misses() {
         let dir = tempfile::tempdir().unwrap();
-        let snap = encode(&CheckedPolicy::default(), Vec::new()).unwrap();
+        let snap = encode(&CheckedPolicy::default(), IndexPlan::default()).unwrap();
         store(dir.path(), 7, Hook::PreToolCall, &snap).unwrap();
         assert!(load(dir.path(), 7, Hook::PreToolCall).is_some());
         assert!(load(dir.path(), 8, Hook::PreToolCall).is_none());
@@ -439,12 +466,12 @@ mod tests {
             if !cacheable(&part) {
                 continue;
             }
-            let bytes = encode(&part, vec![None; part.rules.len()]).unwrap();
+            let bytes = encode(&part, IndexPlan::unfiltered(part.rules.len())).unwrap();
             let back = decode(&bytes).unwrap();
             assert_eq!(back.rules.len(), part.rules.len());
             assert!(back.rule(part.rules.len()).is_none());
             for (i, b) in part.rules.iter().enumerate() {
-                let a = back.rule(i).unwrap();
+                let (a, _) = back.rule(i).unwrap();
                 assert_eq!(
                     (&a.id, &a.when, &a.unless, &a.action, &a.hooks),
                     (&b.id, &b.when, &b.unless, &b.action, &b.hooks)
@@ -457,7 +484,7 @@ mod tests {
     #[test]
     fn old_snapshots_are_pruned() {
         let dir = tempfile::tempdir().unwrap();
-        let snap = encode(&CheckedPolicy::default(), Vec::new()).unwrap();
+        let snap = encode(&CheckedPolicy::default(), IndexPlan::default()).unwrap();
         for k in 0..(KEEP as u64 + 5) {
             store(dir.path(), k, Hook::PreToolCall, &snap).unwrap();
         }

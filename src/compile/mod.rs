@@ -414,8 +414,9 @@ pub struct MatcherSet {
     /// The redactors `detects` tests built, by their patterns: atoms with the same patterns
     /// (the inbound pack tests the message and the history) share one.
     detectors: std::sync::Mutex<Vec<(Vec<String>, SharedRedactor)>>,
-    /// Prefilter requirements per rule, from the compiled-policy cache.
-    pub(crate) precomputed: Option<Vec<Option<prefilter::Requirement>>>,
+    /// A hook's prefilter plan from a compiled-policy snapshot, taken by the first
+    /// [`MatcherSet::index`] call for that hook.
+    pub(crate) plan: std::sync::Mutex<Option<(Hook, prefilter::IndexPlan)>>,
     /// Compiled lazily (a hook process): prefer automata that build fast.
     pub(crate) lazy: bool,
 }
@@ -507,7 +508,7 @@ pub fn compile_owned(
         redact_rules,
         redactors: per_hook(),
         detectors: Default::default(),
-        precomputed: None,
+        plan: Default::default(),
         lazy: opts.lazy,
     };
     for a in &set.atoms {
@@ -538,7 +539,13 @@ pub fn compile_owned(
 impl MatcherSet {
     /// The prefilter index of `hook`, built on first use.
     pub(crate) fn index(&self, hook: Hook) -> &prefilter::HookIndex {
-        self.indexes[hook as usize].get_or_init(|| prefilter::HookIndex::build(self, hook))
+        self.indexes[hook as usize].get_or_init(|| {
+            let mut slot = self.plan.lock().unwrap_or_else(|e| e.into_inner());
+            match slot.take_if(|(h, _)| *h == hook) {
+                Some((_, plan)) => prefilter::HookIndex::from_plan(self, plan),
+                None => prefilter::HookIndex::build(self, hook),
+            }
+        })
     }
 
     /// The redactor over `hook`'s redaction rules (`Ok(None)` if it has none).
@@ -584,12 +591,9 @@ impl MatcherSet {
         r
     }
 
-    /// Every rule's prefilter requirement (for the compiled-policy cache).
-    pub(crate) fn requirements(&self) -> Vec<Option<prefilter::Requirement>> {
-        self.rules
-            .iter()
-            .map(|r| prefilter::requirement(self, &r.when))
-            .collect()
+    /// The plan of `hook`'s prefilter (for the compiled-policy cache).
+    pub(crate) fn index_plan(&self, hook: Hook) -> prefilter::IndexPlan {
+        prefilter::IndexPlan::new(self, hook)
     }
 
     /// Number of rules.
@@ -691,7 +695,7 @@ struct Builder {
 }
 
 /// The matcher set of a cached hook part, for one event: the prefilter runs over the
-/// event first, on the requirements stored in the snapshot, and only the rules it admits
+/// event first, on the plan stored in the snapshot, and only the rules it admits
 /// are decoded and compiled. Every other rule is a stub that never matches — which is
 /// what the prefilter already knows of it — so the set decides `event` exactly as the
 /// whole part would. A set made here is only for `event`; `None` when the snapshot does
@@ -731,25 +735,32 @@ pub(crate) fn compile_for_event(
         redact_rules: Vec::new(),
         redactors: per_hook(),
         detectors: Default::default(),
-        precomputed: Some(std::mem::take(&mut snap.requirements)),
+        plan: std::sync::Mutex::new(Some((hook, std::mem::take(&mut snap.index)))),
         lazy: true,
     };
-    // the index depends only on the requirements, so it is the whole part's index
+    // the index depends only on the plan, so it is the whole part's index
     let bits = {
         let memo = crate::event::memo::EventMemo::new(event, set.home.as_deref());
         set.index(hook).candidates(&memo, &mut |_, _| {})
     };
-    let mut b = Builder::with(opts.home.as_deref().map(Into::into), false);
-    b.needles = std::sync::Arc::new(std::mem::take(&mut snap.needles).into_iter().collect());
+    // decode the admitted rules first: their atoms share the needles of all of them
+    let mut picked = Vec::new();
+    let mut needles = std::collections::HashMap::new();
     for (w, word) in bits.iter().enumerate() {
         let mut word = *word;
         while word != 0 {
             let i = w * 64 + word.trailing_zeros() as usize;
             word &= word - 1;
-            let r = snap.rule(i).filter(|r| r.hooks.contains(&hook))?;
-            let exempt = exemptions_of(&r.id, &snap.exemptions);
-            set.rules[i] = b.rule(r, exempt, &mut set.redact_rules).ok()?;
+            let (r, n) = snap.rule(i).filter(|(r, _)| r.hooks.contains(&hook))?;
+            needles.extend(n);
+            picked.push((i, r));
         }
+    }
+    let mut b = Builder::with(opts.home.as_deref().map(Into::into), false);
+    b.needles = std::sync::Arc::new(needles);
+    for (i, r) in picked {
+        let exempt = exemptions_of(&r.id, &snap.exemptions);
+        set.rules[i] = b.rule(r, exempt, &mut set.redact_rules).ok()?;
     }
     for e in snap.exemptions {
         let e = b.exemption(e).ok()?;

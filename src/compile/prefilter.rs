@@ -99,35 +99,18 @@ impl FieldFilter {
 }
 
 /// Program names of the parsed command line → the rules that name them.
-/// Program names are whole tokens, so this is an exact-name map (plus the
-/// few `name*` prefixes) rather than a substring automaton: it builds in
-/// microseconds, which a hook process starting per call needs.
-#[derive(Default)]
+/// Program names are whole tokens, so this is an exact-name table (plus the
+/// few `name*` prefixes) rather than a substring automaton: sorted once when the
+/// index is planned (and stored so in a snapshot), it costs a hook process nothing to load.
+#[derive(Default, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct ProgramFilter {
-    pub(crate) exact: HashMap<String, Vec<u32>>,
-    pub(crate) prefixes: Vec<(String, Vec<u32>)>,
+    /// Program name → rules, sorted by name (binary search).
+    pub(crate) exact: Admits,
+    /// `name*` prefixes → rules.
+    pub(crate) prefixes: Admits,
 }
 
 impl ProgramFilter {
-    /// Admit rule `rule` for these program names (`name*` = prefix).
-    fn add(&mut self, names: &[String], rule: u32) {
-        for name in names {
-            let list = match name.strip_suffix('*') {
-                Some(p) => match self.prefixes.iter().position(|(q, _)| q == p) {
-                    Some(at) => &mut self.prefixes[at].1,
-                    None => {
-                        self.prefixes.push((p.to_string(), Vec::new()));
-                        &mut self.prefixes.last_mut().expect("just pushed").1
-                    }
-                },
-                None => self.exact.entry(name.clone()).or_default(),
-            };
-            if list.last() != Some(&rule) {
-                list.push(rule);
-            }
-        }
-    }
-
     /// Call `mark` with every rule a program named `name` admits.
     pub(crate) fn lookup(&self, name: &str, mark: &mut impl FnMut(u32)) {
         let lower;
@@ -137,8 +120,8 @@ impl ProgramFilter {
         } else {
             name
         };
-        if let Some(rules) = self.exact.get(name) {
-            rules.iter().for_each(|&r| mark(r));
+        if let Ok(at) = self.exact.binary_search_by(|(k, _)| k.as_str().cmp(name)) {
+            self.exact[at].1.iter().for_each(|&r| mark(r));
         }
         for (p, rules) in &self.prefixes {
             if name.starts_with(p.as_str()) {
@@ -148,8 +131,69 @@ impl ProgramFilter {
     }
 }
 
-/// While building: one field's literals, their ids, and the rules per literal.
+/// While planning: one field's literals, their ids, and the rules per literal.
 type FieldLiterals = (Vec<String>, HashMap<String, usize>, Vec<Vec<u32>>);
+
+/// Literals (directories, program names) and, for each, the rules it admits.
+pub(crate) type Admits = Vec<(String, Vec<u32>)>;
+
+/// A hook's prefilter as data: what [`HookIndex`] is built from, without its automata and
+/// maps. A compiled-policy snapshot stores it (so a hook process does not derive it from the
+/// rules' requirements on every call) and [`HookIndex::from_plan`] turns it into the index.
+/// Rule numbers are indexes into the set's rules.
+#[derive(Default, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct IndexPlan {
+    /// Bitset of the rules that always run on this hook (no requirement).
+    pub(crate) base: Vec<u64>,
+    /// Rules with no requirement, in order.
+    pub(crate) unfiltered: Vec<u32>,
+    /// Per field (in first-use order): its literals and, per literal, the rules it admits.
+    pub(crate) fields: Vec<(Field, Vec<String>, Vec<Vec<u32>>)>,
+    /// `path(F) under "/dir"` tests: per field, each directory and the rules it admits.
+    pub(crate) under: Vec<(Field, Admits)>,
+    /// Program names of shell predicates.
+    pub(crate) programs: ProgramFilter,
+}
+
+impl IndexPlan {
+    /// Every rule number the plan names is below `rules`, and the bitset has their size:
+    /// a snapshot whose plan fails this does not decode.
+    pub(crate) fn fits(&self, rules: usize) -> bool {
+        let ok = |r: &u32| (*r as usize) < rules;
+        let lists = |v: &[(String, Vec<u32>)]| v.iter().all(|(_, rs)| rs.iter().all(ok));
+        self.base.len() == rules.div_ceil(64)
+            && self.unfiltered.iter().all(ok)
+            && self
+                .fields
+                .iter()
+                .all(|(_, lits, t)| lits.len() == t.len() && t.iter().flatten().all(ok))
+            && self.under.iter().all(|(_, dirs)| lists(dirs))
+            && lists(&self.programs.exact)
+            && lists(&self.programs.prefixes)
+    }
+
+    /// A plan that runs each of `rules` rules on every event (what a snapshot whose
+    /// requirements were all dropped would hold).
+    #[cfg(test)]
+    pub(crate) fn unfiltered(rules: usize) -> IndexPlan {
+        let mut plan = IndexPlan {
+            base: vec![0; rules.div_ceil(64)],
+            ..IndexPlan::default()
+        };
+        (0..rules as u32).for_each(|r| plan.unfilter(r));
+        plan
+    }
+
+    /// Make rule `r` run on every event (its requirement could not be kept).
+    pub(crate) fn unfilter(&mut self, r: u32) {
+        let bit = 1 << (r % 64);
+        if self.base[r as usize / 64] & bit == 0 {
+            self.base[r as usize / 64] |= bit;
+            self.unfiltered.push(r);
+            self.unfiltered.sort_unstable();
+        }
+    }
+}
 
 /// The regexes of the rules that run on every event, grouped by field into
 /// one `RegexSet`: one pass over the field answers all of them.
@@ -310,7 +354,7 @@ impl HookIndex {
 
 /// A requirement: for some `(field, lits)` part, some literal of `lits`
 /// occurs in `field` (an `or` over different fields has several parts).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Requirement {
     pub(crate) parts: Vec<(Field, Vec<String>)>,
 }
@@ -365,32 +409,43 @@ impl Requirement {
 
 const MAX_LITS: usize = 64;
 
-impl HookIndex {
-    pub(crate) fn build(set: &MatcherSet, hook: Hook) -> HookIndex {
+impl IndexPlan {
+    /// The plan of `hook`'s prefilter: each rule's [`requirement`], gathered by field.
+    pub(crate) fn new(set: &MatcherSet, hook: Hook) -> IndexPlan {
         let words = set.rules.len().div_ceil(64);
         let mut base = vec![0u64; words];
         let mut unfiltered = Vec::new();
         let mut by_field: HashMap<Field, FieldLiterals> = HashMap::default();
         let mut order: Vec<Field> = Vec::new();
-        let mut programs = ProgramFilter::default();
+        let mut exact: HashMap<String, Vec<u32>> = HashMap::default();
+        let mut prefixes: Vec<(String, Vec<u32>)> = Vec::new();
         let mut under: Vec<(Field, HashMap<String, Vec<u32>>)> = Vec::new();
+        let admit = |list: &mut Vec<u32>, i: usize| {
+            if list.last() != Some(&(i as u32)) {
+                list.push(i as u32);
+            }
+        };
         for (i, rule) in set.rules.iter().enumerate() {
             if rule.hooks & hook.bit() == 0 || matches!(rule.action, CAction::Redact) {
                 continue;
             }
-            let computed;
-            let req = match &set.precomputed {
-                Some(reqs) => reqs.get(i).and_then(Option::as_ref),
-                None => {
-                    computed = requirement(set, &rule.when);
-                    computed.as_ref()
-                }
-            };
-            match req {
+            match requirement(set, &rule.when) {
                 Some(req) => {
                     for (field, lits) in &req.parts {
                         if *field == Field::ShellPrograms {
-                            programs.add(lits, i as u32);
+                            for name in lits {
+                                let list = match name.strip_suffix('*') {
+                                    Some(p) => match prefixes.iter().position(|(q, _)| q == p) {
+                                        Some(at) => &mut prefixes[at].1,
+                                        None => {
+                                            prefixes.push((p.to_string(), Vec::new()));
+                                            &mut prefixes.last_mut().expect("just pushed").1
+                                        }
+                                    },
+                                    None => exact.entry(name.clone()).or_default(),
+                                };
+                                admit(list, i);
+                            }
                             continue;
                         }
                         if let Field::PathIn(inner) = field {
@@ -402,11 +457,7 @@ impl HookIndex {
                                 }
                             };
                             for dir in lits {
-                                let list: &mut Vec<u32> =
-                                    under[at].1.entry(dir.clone()).or_default();
-                                if list.last() != Some(&(i as u32)) {
-                                    list.push(i as u32);
-                                }
+                                admit(under[at].1.entry(dir.clone()).or_default(), i);
                             }
                             continue;
                         }
@@ -420,9 +471,7 @@ impl HookIndex {
                                 entry.2.push(Vec::new());
                                 entry.0.len() - 1
                             });
-                            if entry.2[id].last() != Some(&(i as u32)) {
-                                entry.2[id].push(i as u32);
-                            }
+                            admit(&mut entry.2[id], i);
                         }
                     }
                 }
@@ -432,37 +481,85 @@ impl HookIndex {
                 }
             }
         }
-        let mut filters = Vec::with_capacity(order.len());
-        for field in order {
-            let (literals, _, targets) = by_field.remove(&field).expect("field entry");
-            // A DFA searches fastest but takes longest to build: worth it for a
-            // long-lived matcher set, not for a hook process that sees one event
-            // (there the cheapest automaton to build wins: fields are short).
-            let kind = match (set.lazy, literals.len() <= 400) {
-                (false, true) => AhoCorasickKind::DFA,
-                (false, false) => AhoCorasickKind::ContiguousNFA,
-                (true, _) => AhoCorasickKind::NoncontiguousNFA,
-            };
-            let filter = FieldFilter {
-                field,
-                automaton: std::sync::OnceLock::new(),
-                kind,
-                literals,
-                targets,
-            };
-            if !set.lazy {
-                filter.automaton();
-            }
-            filters.push(filter);
+        let fields = order
+            .into_iter()
+            .map(|field| {
+                let (literals, _, targets) = by_field.remove(&field).expect("field entry");
+                (field, literals, targets)
+            })
+            .collect();
+        let sorted = |m: HashMap<String, Vec<u32>>| {
+            let mut v: Vec<_> = m.into_iter().collect();
+            v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            v
+        };
+        IndexPlan {
+            base,
+            unfiltered,
+            fields,
+            under: under.into_iter().map(|(f, m)| (f, sorted(m))).collect(),
+            programs: ProgramFilter {
+                exact: sorted(exact),
+                prefixes,
+            },
         }
-        let (regex_groups, atom_group) = group_regexes(set, &unfiltered);
+    }
+}
+
+impl HookIndex {
+    /// `hook`'s prefilter over `set`'s rules.
+    pub(crate) fn build(set: &MatcherSet, hook: Hook) -> HookIndex {
+        HookIndex::from_plan(set, IndexPlan::new(set, hook))
+    }
+
+    /// The prefilter `plan` describes (from [`IndexPlan::new`] or a snapshot).
+    pub(crate) fn from_plan(set: &MatcherSet, plan: IndexPlan) -> HookIndex {
+        let filters = plan
+            .fields
+            .into_iter()
+            .map(|(field, literals, targets)| {
+                // A DFA searches fastest but takes longest to build: worth it for a
+                // long-lived matcher set, not for a hook process that sees one event
+                // (there the cheapest automaton to build wins: fields are short).
+                let kind = match (set.lazy, literals.len() <= 400) {
+                    (false, true) => AhoCorasickKind::DFA,
+                    (false, false) => AhoCorasickKind::ContiguousNFA,
+                    (true, _) => AhoCorasickKind::NoncontiguousNFA,
+                };
+                let filter = FieldFilter {
+                    field,
+                    automaton: std::sync::OnceLock::new(),
+                    kind,
+                    literals,
+                    targets,
+                };
+                if !set.lazy {
+                    filter.automaton();
+                }
+                filter
+            })
+            .collect();
+        let under = plan
+            .under
+            .into_iter()
+            .map(|(field, dirs)| {
+                let mut map: HashMap<String, Vec<u32>> = HashMap::default();
+                map.reserve(dirs.len());
+                for (dir, rules) in dirs {
+                    // two directories can become one when a snapshot is rehomed
+                    map.entry(dir).or_default().extend(rules);
+                }
+                (field, map)
+            })
+            .collect();
+        let (regex_groups, atom_group) = group_regexes(set, &plan.unfiltered);
         HookIndex {
             regex_groups,
             atom_group,
             under,
-            programs,
-            base,
-            unfiltered,
+            programs: plan.programs,
+            base: plan.base,
+            unfiltered: plan.unfiltered,
             filters,
         }
     }

@@ -98,7 +98,7 @@ pub fn decide(
         }));
     }
     if let Some(dir) = cache_dir.filter(|_| compile::cache::cacheable(&part)) {
-        if let Ok(body) = compile::cache::encode(&part, set.requirements()) {
+        if let Ok(body) = compile::cache::encode(&part, set.index_plan(hook)) {
             let _ = compile::cache::store(dir, key, hook, &body);
         }
     }
@@ -133,7 +133,7 @@ fn decide_embedded(
             hook: event.hook.name(),
         }));
     }
-    compile::cache::rehome(&mut snap.requirements, opts.home.as_deref());
+    compile::cache::rehome(&mut snap.index, opts.home.as_deref());
     if snap.exemptions.iter().any(|e| e.until.is_some()) {
         let today = crate::date::today();
         snap.exemptions
@@ -232,32 +232,41 @@ mod tests {
     }
 
     /// The sentinel home is replaced by the user's in the prefilter's path literals (with
-    /// `~` expanded as everywhere else), and a requirement that cannot be resolved is
-    /// dropped rather than kept unsatisfiable.
+    /// `~` expanded as everywhere else: field literals, `under` directories, program names),
+    /// and the rules of a literal that cannot be resolved run on every event instead of
+    /// being kept behind an unsatisfiable literal.
     #[test]
     fn rehome_puts_the_home_into_path_literals() {
+        use crate::event::Field;
         use compile::cache::{rehome, SENTINEL_HOME};
-        use compile::prefilter::Requirement;
-        let req = |lits: &[&str]| {
-            Some(Requirement {
-                parts: vec![(
-                    crate::event::Field::Tool,
-                    lits.iter().map(|l| l.to_string()).collect(),
-                )],
-            })
-        };
+        use compile::prefilter::{IndexPlan, ProgramFilter};
         let sentinel = |rest: &str| format!("{SENTINEL_HOME}{rest}");
-        let mut reqs = vec![
-            req(&[&sentinel("/.ssh"), "/etc"]),
-            req(&[&sentinel("")]),
-            None,
-        ];
-        rehome(&mut reqs, Some("/home/u/"));
-        assert_eq!(reqs[0], req(&["/home/u/.ssh", "/etc"]));
-        assert_eq!(reqs[1], req(&["/home/u"]));
-        let mut reqs = vec![req(&[&sentinel("/.ssh")]), req(&["/etc"])];
-        rehome(&mut reqs, None);
-        assert_eq!(reqs, vec![None, req(&["/etc"])]);
+        let plan = || IndexPlan {
+            base: vec![0],
+            unfiltered: Vec::new(),
+            fields: vec![(
+                Field::Tool,
+                vec![sentinel("/.ssh"), "/etc".into()],
+                vec![vec![0], vec![1]],
+            )],
+            under: vec![(Field::Cwd, vec![(sentinel(""), vec![2])])],
+            programs: ProgramFilter {
+                exact: vec![("b".into(), vec![4]), (sentinel("/bin/a"), vec![3])],
+                prefixes: Vec::new(),
+            },
+        };
+        let mut p = plan();
+        rehome(&mut p, Some("/home/u/"));
+        assert_eq!(p.fields[0].1, ["/home/u/.ssh", "/etc"]);
+        assert_eq!(p.under[0].1, [("/home/u".to_string(), vec![2])]);
+        // re-sorted for the binary search
+        let names: Vec<_> = p.programs.exact.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["/home/u/bin/a", "b"]);
+        assert!(p.unfiltered.is_empty() && p.base == [0]);
+        let mut p = plan();
+        rehome(&mut p, None);
+        assert_eq!(p.unfiltered, [0, 2, 3]);
+        assert_eq!(p.base, [0b1101]);
     }
 }
 
@@ -265,6 +274,7 @@ mod tests {
 mod hardening {
     use super::*;
     use crate::check::{self, ir::CheckedPolicy};
+    use crate::compile::prefilter::IndexPlan;
     use crate::diag::SourceFile;
     use crate::policy::*;
     use crate::syntax::{self, Format};
@@ -310,7 +320,7 @@ rule fs.root {
         (d, s)
     }
 
-    /// Issue 11 item 1: `~` is expanded when the prefilter requirements are computed, so a
+    /// Issue 11 item 1: `~` is expanded when the prefilter plan is computed, so a
     /// snapshot made under one home must never be used under another.
     #[test]
     fn one_cache_dir_two_homes() {
@@ -360,9 +370,9 @@ rule fs.root {
         let mut fewer = part.clone();
         fewer.rules.truncate(1);
         let forgeries = [
-            compile::cache::encode(&CheckedPolicy::default(), Vec::new()).unwrap(),
-            compile::cache::encode(&fewer, vec![None]).unwrap(),
-            compile::cache::encode(&renamed, vec![None, None]).unwrap(),
+            compile::cache::encode(&CheckedPolicy::default(), IndexPlan::default()).unwrap(),
+            compile::cache::encode(&fewer, IndexPlan::unfiltered(1)).unwrap(),
+            compile::cache::encode(&renamed, IndexPlan::unfiltered(2)).unwrap(),
         ];
         for forged in forgeries {
             compile::cache::store(cache.path(), key, Hook::PreToolCall, &forged).unwrap();
@@ -393,7 +403,7 @@ rule fs.root {
                 cache::cacheable(&part).then(|| {
                     (
                         hook.name().to_string(),
-                        cache::encode(&part, set.requirements()).unwrap(),
+                        cache::encode(&part, set.index_plan(hook)).unwrap(),
                     )
                 })
             })
@@ -475,8 +485,8 @@ rule fs.root {
         }
         let n = hollow.rules.len();
         let forgeries = [
-            compile::cache::encode(&CheckedPolicy::default(), Vec::new()).unwrap(),
-            compile::cache::encode(&hollow, vec![None; n]).unwrap(),
+            compile::cache::encode(&CheckedPolicy::default(), IndexPlan::default()).unwrap(),
+            compile::cache::encode(&hollow, IndexPlan::unfiltered(n)).unwrap(),
         ];
         for forged in forgeries {
             compile::cache::store(cache.path(), key, Hook::PreToolCall, &forged).unwrap();
