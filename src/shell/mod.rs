@@ -26,7 +26,9 @@
 //! `truncated` **and** `dynamic`, never silently cut):
 //! input [`MAX_INPUT`] bytes, nested-shell depth `Options::max_depth`
 //! (default 8, clamped to [`MAX_DEPTH`]), syntactic nesting 32,
-//! [`MAX_COMMANDS`] commands, [`MAX_WORDS`] words, [`MAX_PARSE_BYTES`] bytes
+//! [`MAX_COMMANDS`] commands, 32 + 12 words a byte of input (parsed, added by
+//! expansion or copied from a group's redirections; at most [`MAX_WORDS`]),
+//! [`MAX_PARSE_BYTES`] bytes
 //! parsed in total (nested scripts included), [`MAX_FEEDS`] feed edges.
 //!
 //! `$PWD` expands to `.` (resolved against the tracked cwd); `$HOME`/`~` to
@@ -59,7 +61,7 @@ pub const MAX_INPUT: usize = 64 * 1024;
 pub const MAX_DEPTH: usize = 16;
 /// Most simple commands reported per analysis.
 pub const MAX_COMMANDS: usize = 512;
-/// Most words parsed per analysis (all nested scripts together).
+/// Most words per analysis (parsed in all nested scripts together, or added by expansion).
 pub const MAX_WORDS: usize = 16 * 1024;
 /// Most bytes parsed per analysis (all nested scripts together).
 pub const MAX_PARSE_BYTES: usize = 1024 * 1024;

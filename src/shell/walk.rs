@@ -17,6 +17,15 @@ use super::{
     MAX_INPUT, MAX_PARSE_BYTES, MAX_WORDS,
 };
 
+/// Words one analysis of `text` may produce (parsed, added by expansion, or copied from a
+/// group's redirections; see [`Walker::charge`]): linear in its length, at most
+/// [`MAX_WORDS`]. Past it the analysis is truncated and dynamic. The few words not charged
+/// (the empty program of a bare redirection) fit in what this leaves below 64 + 16 a byte,
+/// the bound the `shell` fuzz target checks.
+fn word_budget(text: &str) -> usize {
+    MAX_WORDS.min(32 + 12 * text.len())
+}
+
 /// Analyse a Python program (Hermes's `execute_code`) as `python3 -c CODE`.
 pub(crate) fn run_python(code: &str, opts: &Options) -> Analysis {
     let mut w = Walker {
@@ -27,7 +36,7 @@ pub(crate) fn run_python(code: &str, opts: &Options) -> Analysis {
         home: opts.home,
         max_depth: opts.max_depth.min(MAX_DEPTH),
         budget: Budget {
-            words: MAX_WORDS,
+            words: word_budget(code),
             bytes: MAX_PARSE_BYTES,
         },
     };
@@ -86,7 +95,7 @@ pub(crate) fn run(command: &str, opts: &Options) -> Analysis {
         home: opts.home,
         max_depth: opts.max_depth.min(MAX_DEPTH),
         budget: Budget {
-            words: MAX_WORDS,
+            words: word_budget(command),
             bytes: MAX_PARSE_BYTES,
         },
     };
@@ -444,6 +453,20 @@ enum Act {
 }
 
 impl Walker<'_> {
+    /// Take `n` words from the analysis's word budget (words are parsed, added by expansion
+    /// or copied from a group's redirections). `false` when it is spent: the analysis is then
+    /// truncated and dynamic, and the caller leaves the words out.
+    fn charge(&mut self, n: usize) -> bool {
+        if n > self.budget.words {
+            self.budget.words = 0;
+            self.out.truncated = true;
+            self.out.dynamic = true;
+            return false;
+        }
+        self.budget.words -= n;
+        true
+    }
+
     fn edge(&mut self, a: usize, b: usize) {
         if a == b {
             return;
@@ -666,8 +689,10 @@ impl Walker<'_> {
                     let mut fed = Vec::new();
                     let (rs, _) = self.redirects(redirs, ctx, &mut feeders, &mut fed);
                     let end = self.out.commands.len();
+                    // each command of the group gets the group's redirections: charged, so
+                    // nested groups cannot multiply them past the analysis's word budget
                     for i in start..end.min(start + MAX_COMMANDS) {
-                        if i < self.out.commands.len() {
+                        if i < self.out.commands.len() && self.charge(rs.len()) {
                             self.out.commands[i].redirects.extend(rs.iter().cloned());
                         }
                     }
@@ -1076,14 +1101,22 @@ impl Walker<'_> {
                         .collect(),
                     None => vec![w.text.clone()],
                 };
+                let mut produced = Vec::with_capacity(list.len());
                 for t in list {
                     match (!w.dynamic)
                         .then(|| expand::top_glob(&t, self.home))
                         .flatten()
                     {
-                        Some(g) => out.extend(g.into_iter().map(|g| AW::lit(g, false))),
-                        None => out.push(AW::lit(t, w.dynamic)),
+                        Some(g) => produced.extend(g.into_iter().map(|g| AW::lit(g, false))),
+                        None => produced.push(AW::lit(t, w.dynamic)),
                     }
+                }
+                // every word an expansion adds is charged to the analysis's word budget, so
+                // expansions re-parsed by `eval` or nested shells cannot multiply past it
+                if self.charge(produced.len().saturating_sub(1)) {
+                    out.extend(produced);
+                } else {
+                    out.push(AW::lit(w.text, true));
                 }
             }
         }
