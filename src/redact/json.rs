@@ -456,8 +456,15 @@ impl<'a> Walk<'a, '_> {
             return;
         }
         let rd = self.rd;
-        // the same fixed point as text mode (see `Redactor::fixed_point`), over the segments
-        let cands = rd.fixed_point(&self.buf, self.known);
+        // the same fixed point as text mode (see `Redactor::fixed_point`), over the segments,
+        // of the matches that stay inside one segment
+        let segs = &self.segs;
+        let inside = |c: &Cand| {
+            let si = segs.partition_point(|g| g.end <= c.start);
+            segs.get(si)
+                .is_some_and(|g| c.start >= g.start && c.end <= g.end)
+        };
+        let cands = rd.fixed_point_within(&self.buf, self.known, inside);
         // per token: candidates in decoded-value offsets
         let mut per: Vec<(usize, Cand)> = Vec::new();
         for c in cands {

@@ -685,7 +685,24 @@ impl Redactor {
     /// A later pass scans only the stretches around the replacements ([`Self::rescan`]), so on
     /// text with few findings it costs a small fraction of the first.
     pub(crate) fn fixed_point(&self, hay: &[u8], known: Option<&KnownValues>) -> Vec<Cand> {
-        let mut merged = merge(self.hay_candidates(hay, known));
+        self.fixed_point_within(hay, known, |_| true)
+    }
+
+    /// [`Self::fixed_point`] over candidates that `keep` accepts, dropped before they are
+    /// merged: JSON mode drops matches that cross from one decoded value into the next,
+    /// which merged with a match inside a value would take it along.
+    pub(crate) fn fixed_point_within(
+        &self,
+        hay: &[u8],
+        known: Option<&KnownValues>,
+        keep: impl Fn(&Cand) -> bool,
+    ) -> Vec<Cand> {
+        let mut merged = merge(
+            self.hay_candidates(hay, known)
+                .into_iter()
+                .filter(&keep)
+                .collect(),
+        );
         let reach = self.overlap.max(known.map_or(0, |k| k.longest() + 1));
         let mut scratch = Vec::new();
         let mut map = Vec::new();
@@ -707,11 +724,15 @@ impl Redactor {
                 break;
             }
             let before = merged.clone();
-            merged.extend(more.into_iter().map(|c| Cand {
-                start: map_back(&map, c.start, false),
-                end: map_back(&map, c.end, true),
-                rule: c.rule,
-            }));
+            merged.extend(
+                more.into_iter()
+                    .map(|c| Cand {
+                        start: map_back(&map, c.start, false),
+                        end: map_back(&map, c.end, true),
+                        rule: c.rule,
+                    })
+                    .filter(&keep),
+            );
             merged = merge(merged);
             if merged == before {
                 break;

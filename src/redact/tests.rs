@@ -634,3 +634,14 @@ fn fuzz_finding_secret_in_a_json_key_is_redacted() {
         .unwrap();
     assert!(!r.redact(text).text.contains("Q2z2d6Es1eApk3TW"));
 }
+
+/// Fuzz finding (`redact` target, 1.7 M executions): in JSON mode a quoted value left open in
+/// one string (`'lSum… for prxd`) matched on into the next string's closing quote; that
+/// match crossed two values, so it was dropped, but only after it had been merged with the
+/// `token: gloas-…` match inside the second value, which went with it. Crossing matches are
+/// now dropped before merging.
+#[test]
+fn fuzz_finding_match_across_json_values_hid_one_inside() {
+    let text = r#"{"output": "AWS_SElV35fvvKubHFvLcsJG2MMnQ90KgyK/kvDpgHq0BhYpbiKw", "exit_code": 0, "items": ["define( 'AUTH_KEY', 'lSumXWWqsN0SSE91TQqMokwdseYp2pt for prxd", "token: gloas-N1OCIcYjRHTWvScxFQmuFN' );", "freshdesk_pia_key0= \"XbKNpakEBm8dUfpPOkjc\"", "TWILIO_ACCOUNT_SID=AC0964b2eddddddfad73ada78d6f630e17b98ec0"], "meta": {"n": 78}}"#;
+    assert_fuzz_invariants(crate::Hook::TransformToolResult, text);
+}
