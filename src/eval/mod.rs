@@ -465,12 +465,18 @@ impl Run<'_> {
                     let mut found = false;
                     for f in r.detects(&v.as_text()) {
                         found = true;
-                        let label = f
-                            .label
-                            .trim_start_matches("[REDACTED:")
-                            .trim_start_matches('[')
-                            .trim_end_matches(']')
-                            .to_string();
+                        // a withheld finding's label is a whole sentence: name it by its rule
+                        // (`secret.private_key` -> `private key`)
+                        let label = if r.is_withhold(f.rule as u32) {
+                            let id = f.rule_id.rsplit('.').next().unwrap_or(&f.rule_id);
+                            id.replace('_', " ")
+                        } else {
+                            f.label
+                                .trim_start_matches("[REDACTED:")
+                                .trim_start_matches('[')
+                                .trim_end_matches(']')
+                                .to_string()
+                        };
                         let mut d = self.detected.borrow_mut();
                         if !d.contains(&label) {
                             d.push(label);
