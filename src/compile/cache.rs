@@ -197,8 +197,16 @@ pub(crate) fn rehome(plan: &mut IndexPlan, home: Option<&str>) {
             lost.extend_from_slice(rules);
         }
     }
-    // program names are looked up by binary search
-    programs.exact.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    // program names are looked up by binary search: sorted, and a name the home made equal
+    // to another one takes its rules along
+    programs.exact.sort_by(|a, b| a.0.cmp(&b.0));
+    programs.exact.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1.append(&mut later.1);
+        }
+        same
+    });
     for r in lost {
         plan.unfilter(r);
     }

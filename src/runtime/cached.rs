@@ -251,7 +251,11 @@ mod tests {
             )],
             under: vec![(Field::Cwd, vec![(sentinel(""), vec![2])])],
             programs: ProgramFilter {
-                exact: vec![("b".into(), vec![4]), (sentinel("/bin/a"), vec![3])],
+                exact: vec![
+                    ("b".into(), vec![4]),
+                    (sentinel("/bin/a"), vec![3]),
+                    ("/home/u/bin/a".into(), vec![5]),
+                ],
                 prefixes: Vec::new(),
             },
         };
@@ -260,8 +264,12 @@ mod tests {
         assert_eq!(p.fields[0].1, ["/home/u/.ssh", "/etc"]);
         assert_eq!(p.under[0].1, [("/home/u".to_string(), vec![2])]);
         // re-sorted for the binary search
+        // a name that became another one's merges with it
         let names: Vec<_> = p.programs.exact.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["/home/u/bin/a", "b"]);
+        let mut merged = p.programs.exact[0].1.clone();
+        merged.sort_unstable();
+        assert_eq!(merged, [3, 5]);
         assert!(p.unfiltered.is_empty() && p.base == [0]);
         let mut p = plan();
         rehome(&mut p, None);
