@@ -8,16 +8,10 @@
 mod corpus;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use warden::{CompileOptions, Event, Policy};
+use warden::Event;
 
 fn bench(c: &mut Criterion) {
-    let policy = Policy::builtin().expect("shipped packs");
-    let set = policy
-        .compile_with(&CompileOptions {
-            home: Some("/home/user".into()),
-            lazy: false,
-        })
-        .expect("compile");
+    let set = corpus::shipped();
     let cases = [
         ("harmless_git_status", "git status"),
         ("harmless_cargo_test", "cargo test --release -- --nocapture"),

@@ -15,19 +15,13 @@
 #[path = "../benches/support/corpus.rs"]
 mod corpus;
 
-use warden::{CompileOptions, Event, Policy};
+use warden::Event;
 
 fn main() {
     let mut argv = std::env::args().skip(1);
     let n: usize = argv.next().and_then(|a| a.parse().ok()).unwrap_or(1);
     let one = argv.next();
-    let policy = Policy::builtin().expect("shipped packs");
-    let set = policy
-        .compile_with(&CompileOptions {
-            home: Some("/home/user".into()),
-            lazy: false,
-        })
-        .expect("compile");
+    let set = corpus::shipped();
     let cmds = match one {
         Some(c) => vec![c],
         None => corpus::commands(),

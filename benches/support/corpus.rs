@@ -1,6 +1,18 @@
-//! The command corpora (`tests/corpora/commands*.tsv`) as the speed measurements read
-//! them: every command, in file order, with `⏎` turned back into a newline. Shared by
-//! `benches/commands.rs` and `examples/commands_profile.rs` (`#[path]` includes).
+//! What the command speed measurements run: the shipped packs compiled eagerly for
+//! `/home/user`, and the command corpora (`tests/corpora/commands*.tsv`), every command in
+//! file order with `⏎` turned back into a newline. Shared by `benches/commands.rs` and
+//! `examples/commands_profile.rs` (`#[path]` includes).
+
+/// The shipped packs, compiled eagerly (every matcher built) for home `/home/user`.
+pub fn shipped() -> warden::MatcherSet {
+    warden::Policy::builtin()
+        .expect("shipped packs")
+        .compile_with(&warden::CompileOptions {
+            home: Some("/home/user".into()),
+            lazy: false,
+        })
+        .expect("compile")
+}
 
 /// Every command of the command corpora.
 pub fn commands() -> Vec<String> {
