@@ -1241,86 +1241,39 @@ mod tests {
                 })
                 .collect()
         }
-        let k = |v: &[Option<&str>]| -> Vec<Option<String>> {
-            v.iter().map(|x| x.map(str::to_string)).collect()
-        };
-        // a target only known at run time is dynamic, like `kill -9 $(…)`
-        assert_eq!(
-            kills(Lang::Python, "import os,sys; os.kill(int(sys.argv[1]), 9)"),
-            [k(&[Some("kill"), Some("-9"), None])]
-        );
-        assert_eq!(
-            kills(
-                Lang::Python,
-                "import os, signal; os.killpg(pgid, signal.SIGKILL)"
-            ),
-            [k(&[Some("kill"), Some("-KILL"), None])]
-        );
-        // literal pids stay literal; a group is a negative pid
-        assert_eq!(
-            kills(Lang::Python, "import os; os.kill(-1, 9)"),
-            [k(&[Some("kill"), Some("-9"), Some("-1")])]
-        );
-        assert_eq!(
-            kills(Lang::Python, "import os; os.killpg(42, 15)"),
-            [k(&[Some("kill"), Some("-15"), Some("-42")])]
-        );
-        assert_eq!(
-            kills(Lang::Python, "import os; s = 'KILL'; os.kill(1234, s)"),
-            [k(&[Some("kill"), Some("-KILL"), Some("1234")])]
-        );
-        // the body's own child or itself is a job spec, not a dynamic target
-        assert_eq!(
-            kills(
-                Lang::Python,
-                "import subprocess,os,signal; p = subprocess.Popen(['sleep','9']); os.kill(p.pid, signal.SIGKILL)"
-            ),
-            [k(&[Some("kill"), Some("-KILL"), Some("%child")])]
-        );
-        assert_eq!(
-            kills(Lang::Python, "import os; pid = os.fork(); os.kill(pid, 9)"),
-            [k(&[Some("kill"), Some("-9"), Some("%child")])]
-        );
-        // a signal in a variable nobody knows is unknown
-        assert_eq!(
-            kills(Lang::Python, "import os; os.kill(1234, sig)"),
-            [k(&[Some("kill"), None, Some("1234")])]
-        );
+        // (language, program, the one `kill` argv it amounts to; `None` = dynamic)
+        let cases: &[(Lang, &str, &[Option<&str>])] = &[
+            // a target only known at run time is dynamic, like `kill -9 $(…)`
+            (Lang::Python, "import os,sys; os.kill(int(sys.argv[1]), 9)", &[Some("kill"), Some("-9"), None]),
+            (Lang::Python, "import os, signal; os.killpg(pgid, signal.SIGKILL)", &[Some("kill"), Some("-KILL"), None]),
+            // literal pids stay literal; a group is a negative pid
+            (Lang::Python, "import os; os.kill(-1, 9)", &[Some("kill"), Some("-9"), Some("-1")]),
+            (Lang::Python, "import os; os.killpg(42, 15)", &[Some("kill"), Some("-15"), Some("-42")]),
+            (Lang::Python, "import os; s = 'KILL'; os.kill(1234, s)", &[Some("kill"), Some("-KILL"), Some("1234")]),
+            // the body's own child or itself is a job spec, not a dynamic target
+            (Lang::Python, "import subprocess,os,signal; p = subprocess.Popen(['sleep','9']); os.kill(p.pid, signal.SIGKILL)", &[Some("kill"), Some("-KILL"), Some("%child")]),
+            (Lang::Python, "import os; pid = os.fork(); os.kill(pid, 9)", &[Some("kill"), Some("-9"), Some("%child")]),
+            // a signal in a variable nobody knows is unknown
+            (Lang::Python, "import os; os.kill(1234, sig)", &[Some("kill"), None, Some("1234")]),
+            // the other languages
+            (Lang::Ruby, "Process.kill(:KILL, pid)", &[Some("kill"), Some("-KILL"), None]),
+            (Lang::Ruby, "Process.kill('TERM', 1234, pid)", &[Some("kill"), Some("-TERM"), Some("1234"), None]),
+            (Lang::Perl, "kill 9, $pid", &[Some("kill"), Some("-9"), None]),
+            (Lang::Perl, "kill 'KILL', -1", &[Some("kill"), Some("-KILL"), Some("-1")]),
+            (Lang::Node, "process.kill(pid, 'SIGKILL')", &[Some("kill"), Some("-KILL"), None]),
+            (Lang::Node, "process.kill(process.pid)", &[Some("kill"), Some("-TERM"), Some("%child")]),
+            (Lang::Php, "posix_kill($pid, 9);", &[Some("kill"), Some("-9"), None]),
+        ];
+        for (lang, code, want) in cases {
+            let want: Vec<Option<String>> = want.iter().map(|x| x.map(str::to_string)).collect();
+            assert_eq!(kills(*lang, code), [want], "{code}");
+        }
         // a Popen object's own method is not `os.kill`
         assert!(kills(
             Lang::Python,
             "import subprocess; p = subprocess.Popen(['x']); p.kill()"
         )
         .is_empty());
-        // the other languages
-        assert_eq!(
-            kills(Lang::Ruby, "Process.kill(:KILL, pid)"),
-            [k(&[Some("kill"), Some("-KILL"), None])]
-        );
-        assert_eq!(
-            kills(Lang::Ruby, "Process.kill('TERM', 1234, pid)"),
-            [k(&[Some("kill"), Some("-TERM"), Some("1234"), None])]
-        );
-        assert_eq!(
-            kills(Lang::Perl, "kill 9, $pid"),
-            [k(&[Some("kill"), Some("-9"), None])]
-        );
-        assert_eq!(
-            kills(Lang::Perl, "kill 'KILL', -1"),
-            [k(&[Some("kill"), Some("-KILL"), Some("-1")])]
-        );
-        assert_eq!(
-            kills(Lang::Node, "process.kill(pid, 'SIGKILL')"),
-            [k(&[Some("kill"), Some("-KILL"), None])]
-        );
-        assert_eq!(
-            kills(Lang::Node, "process.kill(process.pid)"),
-            [k(&[Some("kill"), Some("-TERM"), Some("%child")])]
-        );
-        assert_eq!(
-            kills(Lang::Php, "posix_kill($pid, 9);"),
-            [k(&[Some("kill"), Some("-9"), None])]
-        );
     }
 
     #[test]
