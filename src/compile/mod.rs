@@ -414,9 +414,6 @@ pub struct MatcherSet {
     /// The redactors `detects` tests built, by their patterns: atoms with the same patterns
     /// (the inbound pack tests the message and the history) share one.
     detectors: std::sync::Mutex<Vec<(Vec<String>, SharedRedactor)>>,
-    /// A hook's prefilter plan from a compiled-policy snapshot, taken by the first
-    /// [`MatcherSet::index`] call for that hook.
-    pub(crate) plan: std::sync::Mutex<Option<(Hook, prefilter::IndexPlan)>>,
     /// Compiled lazily (a hook process): prefer automata that build fast.
     pub(crate) lazy: bool,
 }
@@ -508,7 +505,6 @@ pub fn compile_owned(
         redact_rules,
         redactors: per_hook(),
         detectors: Default::default(),
-        plan: Default::default(),
         lazy: opts.lazy,
     };
     for a in &set.atoms {
@@ -539,13 +535,7 @@ pub fn compile_owned(
 impl MatcherSet {
     /// The prefilter index of `hook`, built on first use.
     pub(crate) fn index(&self, hook: Hook) -> &prefilter::HookIndex {
-        self.indexes[hook as usize].get_or_init(|| {
-            let mut slot = self.plan.lock().unwrap_or_else(|e| e.into_inner());
-            match slot.take_if(|(h, _)| *h == hook) {
-                Some((_, plan)) => prefilter::HookIndex::from_plan(self, plan),
-                None => prefilter::HookIndex::build(self, hook),
-            }
-        })
+        self.indexes[hook as usize].get_or_init(|| prefilter::HookIndex::build(self, hook))
     }
 
     /// The redactor over `hook`'s redaction rules (`Ok(None)` if it has none).
@@ -735,10 +725,11 @@ pub(crate) fn compile_for_event(
         redact_rules: Vec::new(),
         redactors: per_hook(),
         detectors: Default::default(),
-        plan: std::sync::Mutex::new(Some((hook, std::mem::take(&mut snap.index)))),
         lazy: true,
     };
     // the index depends only on the plan, so it is the whole part's index
+    let index = prefilter::HookIndex::from_plan(&set, std::mem::take(&mut snap.index));
+    let _ = set.indexes[hook as usize].set(index);
     let bits = {
         let memo = crate::event::memo::EventMemo::new(event, set.home.as_deref());
         set.index(hook).candidates(&memo, &mut |_, _| {})
