@@ -125,6 +125,18 @@ pub(crate) struct Budget {
     pub bytes: usize,
 }
 
+impl Budget {
+    /// Take `n` words; `false` (and nothing left) when fewer remain.
+    pub(crate) fn take_words(&mut self, n: usize) -> bool {
+        if n > self.words {
+            self.words = 0;
+            return false;
+        }
+        self.words -= n;
+        true
+    }
+}
+
 pub(crate) struct Parser<'s, 'b> {
     s: &'s [u8],
     pos: usize,
@@ -846,11 +858,10 @@ impl<'s, 'b> Parser<'s, 'b> {
     /// Parse one word at the cursor (cursor must not be at a metacharacter
     /// other than `<(` / `>(`).
     pub(crate) fn word(&mut self) -> Option<Word> {
-        if self.budget.words == 0 {
+        if !self.budget.take_words(1) {
             self.stop();
             return None;
         }
-        self.budget.words -= 1;
         let start = self.pos;
         let mut w = WB::default();
         // process substitution as a whole word

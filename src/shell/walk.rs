@@ -457,14 +457,12 @@ impl Walker<'_> {
     /// or copied from a group's redirections). `false` when it is spent: the analysis is then
     /// truncated and dynamic, and the caller leaves the words out.
     fn charge(&mut self, n: usize) -> bool {
-        if n > self.budget.words {
-            self.budget.words = 0;
+        let taken = self.budget.take_words(n);
+        if !taken {
             self.out.truncated = true;
             self.out.dynamic = true;
-            return false;
         }
-        self.budget.words -= n;
-        true
+        taken
     }
 
     fn edge(&mut self, a: usize, b: usize) {
