@@ -59,6 +59,13 @@ struct Seg {
     tok: usize,
 }
 
+/// The segment that holds all of `c` (`segs` sorted, disjoint); `None` if `c` crosses a
+/// boundary or lies between segments.
+fn seg_of<'s>(segs: &'s [Seg], c: &Cand) -> Option<&'s Seg> {
+    let g = segs.get(segs.partition_point(|g| g.end <= c.start))?;
+    (c.start >= g.start && c.end <= g.end).then_some(g)
+}
+
 struct Walk<'a, 'r> {
     rd: &'r Redactor,
     known: Option<&'r KnownValues>,
@@ -459,18 +466,12 @@ impl<'a> Walk<'a, '_> {
         // the same fixed point as text mode (see `Redactor::fixed_point`), over the segments,
         // of the matches that stay inside one segment
         let segs = &self.segs;
-        let inside = |c: &Cand| {
-            let si = segs.partition_point(|g| g.end <= c.start);
-            segs.get(si)
-                .is_some_and(|g| c.start >= g.start && c.end <= g.end)
-        };
-        let cands = rd.fixed_point_within(&self.buf, self.known, inside);
+        let cands = rd.fixed_point_within(&self.buf, self.known, |c| seg_of(segs, c).is_some());
         // per token: candidates in decoded-value offsets
         let mut per: Vec<(usize, Cand)> = Vec::new();
         for c in cands {
-            let si = self.segs.partition_point(|g| g.end <= c.start);
-            let Some(g) = self.segs.get(si) else { continue };
-            if c.start < g.start || c.end > g.end || c.end <= g.part {
+            let Some(g) = seg_of(segs, &c) else { continue };
+            if c.end <= g.part {
                 continue;
             }
             let s = c.start.max(g.part) - g.part;
