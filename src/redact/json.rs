@@ -49,6 +49,17 @@ struct Tok {
     end: usize,
     kind: Kind,
     esc: bool,
+    /// For a key: where its object's `{` is in the input.
+    obj: usize,
+}
+
+/// A redacted object key: `out[start..end]` is its encoded text, `b[raw.0..raw.1]` the
+/// input's, in the object whose `{` is at input offset `obj`.
+struct RedactedKey {
+    obj: usize,
+    raw: (usize, usize),
+    start: usize,
+    end: usize,
 }
 
 /// `buf[start..end]` is a segment of token `tok`; candidates before `part` are context.
@@ -81,6 +92,8 @@ struct Walk<'a, 'r> {
     findings: Vec<Finding>,
     withheld: Option<Arc<str>>,
     numbering: &'r mut Numbering,
+    /// Keys redacted so far (checked for collisions once the output is complete).
+    keys: Vec<RedactedKey>,
 }
 
 /// Decode a JSON string token (quotes included, already validated) into `out`.
@@ -171,6 +184,7 @@ impl<'a> Walk<'a, '_> {
         self.ws();
         match *self.b.get(self.i)? {
             b'{' => {
+                let obj = self.i;
                 self.i += 1;
                 self.ws();
                 if self.b.get(self.i) == Some(&b'}') {
@@ -185,7 +199,7 @@ impl<'a> Walk<'a, '_> {
                     let ks = self.i;
                     let esc = self.string()?;
                     let ke = self.i;
-                    self.key(ks, ke, esc);
+                    self.key(ks, ke, esc, obj);
                     self.ws();
                     if self.b.get(self.i) != Some(&b':') {
                         return None;
@@ -317,6 +331,7 @@ impl<'a> Walk<'a, '_> {
             end,
             kind,
             esc,
+            obj: 0,
         });
         self.toks.len() - 1
     }
@@ -340,11 +355,12 @@ impl<'a> Walk<'a, '_> {
         self.buf.extend_from_slice(SEP);
     }
 
-    fn key(&mut self, s: usize, e: usize, esc: bool) {
+    fn key(&mut self, s: usize, e: usize, esc: bool, obj: usize) {
         if e - s - 2 < MIN_KEY {
             return;
         }
         let t = self.push_tok(s, e, Kind::Key, esc);
+        self.toks[t].obj = obj;
         let start = self.buf.len();
         self.push_decoded(s, e, esc);
         self.end_seg(start, start, t);
@@ -536,6 +552,15 @@ impl<'a> Walk<'a, '_> {
             let mut enc = Vec::with_capacity(rep.len() + 2);
             encode(&rep, &mut enc);
             self.edit(tok.start, tok.end, &enc);
+            if tok.kind == Kind::Key {
+                let end = self.out.len();
+                self.keys.push(RedactedKey {
+                    obj: tok.obj,
+                    raw: (tok.start, tok.end),
+                    start: end - enc.len(),
+                    end,
+                });
+            }
         }
         self.buf.clear();
         self.toks.clear();
@@ -566,6 +591,7 @@ pub(super) fn redact_doc<'a>(
         findings: Vec::new(),
         withheld: None,
         numbering,
+        keys: Vec::new(),
     };
     w.value(0, None)?;
     w.ws();
@@ -592,10 +618,103 @@ pub(super) fn redact_doc<'a>(
     }
     let mut out = w.out;
     out.extend_from_slice(&b[w.last..]);
+    if !w.keys.is_empty() {
+        out = unique_keys(b, out, &mut w.keys);
+    }
     let text = String::from_utf8(out).ok()?;
     Some(Redaction {
         text: Cow::Owned(text),
         findings,
         withheld_by: None,
     })
+}
+
+/// The decoded keys of the object whose `{` is at `b[obj]` (`b` is valid JSON).
+fn object_keys(b: &[u8], obj: usize) -> Vec<Vec<u8>> {
+    let mut keys = Vec::new();
+    let mut depth = 0usize;
+    let mut i = obj;
+    while i < b.len() {
+        match b[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            b'"' => {
+                let s = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+                let mut j = i;
+                while j < b.len() && matches!(b[j], b' ' | b'\t' | b'\n' | b'\r') {
+                    j += 1;
+                }
+                if depth == 1 && b.get(j) == Some(&b':') {
+                    let mut k = Vec::new();
+                    decode_into(&b[s..i], &mut k, None);
+                    keys.push(k);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    keys
+}
+
+/// Keep every member: a key redacted to the text of another key of its object (two keys
+/// that differ only in their secrets, or a key that reads like a placeholder) is numbered,
+/// `[EMAIL_1]` → `[EMAIL_1] (2)`, until it is unique. A key repeated in the input stays
+/// repeated. `out` is the whole output.
+fn unique_keys(b: &[u8], out: Vec<u8>, keys: &mut [RedactedKey]) -> Vec<u8> {
+    use std::collections::HashMap;
+    let decode = |raw: &[u8]| {
+        let mut v = Vec::new();
+        decode_into(raw, &mut v, None);
+        v
+    };
+    keys.sort_by_key(|k| (k.obj, k.start));
+    let mut edits: Vec<(usize, usize, Vec<u8>)> = Vec::new();
+    for group in keys.chunk_by(|a, b| a.obj == b.obj) {
+        // output key text → the input key that has it
+        let mut taken: HashMap<Vec<u8>, Vec<u8>> = object_keys(b, group[0].obj)
+            .into_iter()
+            .map(|k| (k.clone(), k))
+            .collect();
+        for k in group {
+            let orig = decode(&b[k.raw.0..k.raw.1]);
+            let text = decode(&out[k.start..k.end]);
+            let mut unique = text.clone();
+            let mut n = 2;
+            while taken.get(&unique).is_some_and(|o| *o != orig) {
+                unique = [&text[..], format!(" ({n})").as_bytes()].concat();
+                n += 1;
+            }
+            if unique != text {
+                let mut enc = Vec::with_capacity(unique.len() + 2);
+                encode(&unique, &mut enc);
+                edits.push((k.start, k.end, enc));
+            }
+            taken.insert(unique, orig);
+        }
+    }
+    if edits.is_empty() {
+        return out;
+    }
+    edits.sort_by_key(|e| e.0);
+    let mut fixed = Vec::with_capacity(out.len() + 8 * edits.len());
+    let mut last = 0;
+    for (s, e, enc) in edits {
+        fixed.extend_from_slice(&out[last..s]);
+        fixed.extend_from_slice(&enc);
+        last = e;
+    }
+    fixed.extend_from_slice(&out[last..]);
+    fixed
 }

@@ -645,3 +645,54 @@ fn fuzz_finding_match_across_json_values_hid_one_inside() {
     let text = r#"{"output": "AWS_SElV35fvvKubHFvLcsJG2MMnQ90KgyK/kvDpgHq0BhYpbiKw", "exit_code": 0, "items": ["define( 'AUTH_KEY', 'lSumXWWqsN0SSE91TQqMokwdseYp2pt for prxd", "token: gloas-N1OCIcYjRHTWvScxFQmuFN' );", "freshdesk_pia_key0= \"XbKNpakEBm8dUfpPOkjc\"", "TWILIO_ACCOUNT_SID=AC0964b2eddddddfad73ada78d6f630e17b98ec0"], "meta": {"n": 78}}"#;
     assert_fuzz_invariants(crate::Hook::TransformToolResult, text);
 }
+
+/// Fuzz finding `redact-json-keys-redacted-to-one` (`redact` target, 1.6 M executions): two
+/// keys that differ only in their secrets were redacted to the same text, and the object lost
+/// a member. A redacted key is numbered until it is unique in its object; a key the input
+/// repeats stays repeated, and a key that already reads like the placeholder is kept.
+#[test]
+fn fuzz_finding_keys_redacted_to_the_same_text_stay_apart() {
+    let set = crate::Policy::builtin().unwrap().compile().unwrap();
+    let r = set
+        .redactor(crate::Hook::TransformToolResult)
+        .unwrap()
+        .unwrap();
+    let keys = |text: &str| -> Vec<String> {
+        assert_fuzz_invariants(crate::Hook::TransformToolResult, text);
+        let out = r.redact(text).text.into_owned();
+        let mut v = Vec::new();
+        // serde_json's map would merge repeated keys: read them in order
+        let mut de = serde_json::Deserializer::from_str(&out);
+        struct Keys<'v>(&'v mut Vec<String>);
+        impl<'de> serde::de::Visitor<'de> for Keys<'_> {
+            type Value = ();
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+                while let Some((k, _)) = m.next_entry::<String, serde::de::IgnoredAny>()? {
+                    self.0.push(k);
+                }
+                Ok(())
+            }
+        }
+        serde::Deserializer::deserialize_map(&mut de, Keys(&mut v)).unwrap();
+        v
+    };
+    let a = "FASTLY_API_TOKEN=gu2eO5UfLj2Cb0PLaLBGBhKedSnjJU";
+    let b = "FASTLY_API_TOKEN=gu2eO5UfLj2Cb0PLaLBGChKedSnjJU";
+    let same = "FASTLY_API_TOKEN=[REDACTED:secret]";
+    assert_eq!(
+        keys(&format!(r#"{{"{a}": 1, "n": 2, "{b}": 3}}"#)),
+        [same, "n", &format!("{same} (2)")]
+    );
+    assert_eq!(
+        keys(&format!(r#"{{"{a}": 1, "{a}": 2}}"#)),
+        [same, same],
+        "a repeated key stays repeated"
+    );
+    assert_eq!(
+        keys(&format!(r#"{{"{same}": 1, "{a}": 2}}"#)),
+        [same, &format!("{same} (2)")]
+    );
+}

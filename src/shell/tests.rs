@@ -1169,7 +1169,12 @@ fn output_words_are_linear_in_the_input() {
         (0..300).map(|i| format!(">f{i} ")).collect::<String>()
     );
     let braces = format!("f(){{ echo {}; }}; {}", "{a,b}".repeat(6), "f;".repeat(40));
-    for line in [group, braces] {
+    // word splitting of "$@": each `set -- "$@" "$@"` doubles the positional parameters
+    let doubling = format!(
+        "set -- a b; {}rm \"$@\"",
+        "set -- \"$@\" \"$@\"; ".repeat(30)
+    );
+    for line in [group, braces, doubling] {
         let r = a(&line);
         assert!(r.truncated && r.dynamic, "{line}");
         assert!(words(&r) <= 64 + 16 * line.len(), "{} words", words(&r));

@@ -1069,11 +1069,18 @@ impl Walker<'_> {
                 continue;
             }
             let words: Vec<AW> = if a.split {
-                a.text
+                let words: Vec<AW> = a
+                    .text
                     .split([' ', '\t', '\n'])
                     .filter(|w| !w.is_empty())
                     .map(|w| AW::lit(w.to_string(), a.dynamic))
-                    .collect()
+                    .collect();
+                // word splitting adds words too (`set -- "$@" "$@"` doubles them): charged
+                if !self.charge(words.len().saturating_sub(1)) {
+                    out.push(AW::lit(a.text, true));
+                    continue;
+                }
+                words
             } else {
                 vec![a]
             };
