@@ -259,16 +259,20 @@ pub fn gated_runs(
         .min()
         .unwrap_or(usize::MAX);
     let mut pos = lo;
+    // the union run around the last digit: the next digit is often in the same one
+    let (mut s, mut e, mut digits) = (lo, lo, 0);
     while let Some(d) = next_digit(b, pos) {
-        let mut s = d;
-        while s > lo && union[b[s - 1] as usize] {
-            s -= 1;
-        }
-        let mut e = d + 1;
-        let mut digits = 1;
-        while e < hi && union[b[e] as usize] {
-            digits += usize::from(b[e].is_ascii_digit());
-            e += 1;
+        if d >= e {
+            s = d;
+            while s > lo && union[b[s - 1] as usize] {
+                s -= 1;
+            }
+            e = d + 1;
+            digits = 1;
+            while e < hi && union[b[e] as usize] {
+                digits += usize::from(b[e].is_ascii_digit());
+                e += 1;
+            }
         }
         if e - s < min_len || digits < min_digits {
             pos = e.max(d + 1);

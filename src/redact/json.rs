@@ -160,14 +160,55 @@ fn decode_into(raw: &[u8], out: &mut Vec<u8>, map: Option<&mut Vec<usize>>) {
     }
 }
 
+/// The bytes a JSON string cannot hold as they are.
+static ESCAPED: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
+/// `s` as a JSON string, quotes included, escaped as `serde_json` does (`"`, `\\` and the
+/// control characters; everything else as is). Invalid UTF-8 (never produced: values are
+/// decoded from valid JSON) would become U+FFFD.
 fn encode(s: &[u8], out: &mut Vec<u8>) {
-    let st = String::from_utf8_lossy(s);
-    // serializing a str cannot fail
-    out.extend_from_slice(
-        serde_json::to_string(st.as_ref())
-            .unwrap_or_default()
-            .as_bytes(),
-    );
+    let s = match std::str::from_utf8(s) {
+        Ok(t) => Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(s),
+    };
+    let b = s.as_bytes();
+    out.reserve(b.len() + 2);
+    out.push(b'"');
+    let mut last = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if !ESCAPED[c as usize] {
+            continue;
+        }
+        let esc: &[u8] = match c {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            _ => b"",
+        };
+        out.extend_from_slice(&b[last..i]);
+        if esc.is_empty() {
+            out.extend_from_slice(format!("\\u{c:04x}").as_bytes());
+        } else {
+            out.extend_from_slice(esc);
+        }
+        last = i + 1;
+    }
+    out.extend_from_slice(&b[last..]);
+    out.push(b'"');
 }
 
 impl<'a> Walk<'a, '_> {
@@ -717,4 +758,23 @@ fn unique_keys(b: &[u8], out: Vec<u8>, keys: &mut [RedactedKey]) -> Vec<u8> {
     }
     fixed.extend_from_slice(&out[last..]);
     fixed
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn encode_escapes_as_serde_json_does() {
+        let all: String = (0u8..0x80).map(char::from).collect();
+        for s in [all.as_str(), "", "plain", "é ☃ 𝄞 \u{7f}", "a\"b\\c\u{1f}"] {
+            let mut out = Vec::new();
+            super::encode(s.as_bytes(), &mut out);
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                serde_json::to_string(s).unwrap()
+            );
+        }
+        let mut out = Vec::new();
+        super::encode(b"a\xffb", &mut out);
+        assert_eq!(out, "\"a\u{fffd}b\"".as_bytes());
+    }
 }

@@ -1083,20 +1083,22 @@ impl Redactor {
         };
         let mark = out.len();
         let mut grow = c.side;
+        // one allocation per window, not one per match
+        let mut caps = rule.spec.capture.map(|_| c.re.capture_locations());
         'outer: loop {
             out.truncate(mark);
             let h = &hay[..we];
             let mut pos = ws;
             while pos <= we {
-                let (ms, me, ss, se) = if let Some(g) = rule.spec.capture {
-                    match c.re.captures_at(h, pos) {
+                let (ms, me, ss, se) = if let (Some(g), Some(caps)) = (rule.spec.capture, &mut caps)
+                {
+                    match c.re.captures_read_at(caps, h, pos) {
                         None => break,
-                        Some(caps) => {
-                            let m = caps.get(0).unwrap();
+                        Some(m) => {
                             // the capture group, or the first later group that took part
                             // (`"(…)"|'(…)'|(…)`: one secret, several quotings)
                             match (g..caps.len()).find_map(|i| caps.get(i)) {
-                                Some(s) => (m.start(), m.end(), s.start(), s.end()),
+                                Some((s, e)) => (m.start(), m.end(), s, e),
                                 None => (m.start(), m.end(), m.end(), m.end()),
                             }
                         }
