@@ -274,7 +274,8 @@ fn await_request(spin: Duration) {
     };
     // SAFETY: one valid pollfd, a zero timeout
     while unsafe { libc::poll(&mut p, 1, 0) } == 0 && start.elapsed() < spin {
-        std::hint::spin_loop();
+        // the plugin, woken by the answer, may be queued on this very CPU
+        std::thread::yield_now();
     }
 }
 

@@ -237,6 +237,8 @@ class Client:
         now = time.monotonic()
         spin_end = now + SPIN_S
         while not poll(0):
+            # yield: the co-process, woken by the request, may be queued on this very CPU
+            os.sched_yield()
             now = time.monotonic()
             if now >= spin_end:
                 left = deadline - now
