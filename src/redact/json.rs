@@ -12,9 +12,9 @@
 //! scanned and applied in batches of about [`BATCH`] bytes, so memory stays proportional to
 //! the input and the output, never to the number of values. A string value that is itself a
 //! JSON document (after leading white space, `{` or `[` and it parses) is redacted
-//! recursively ([`MAX_NEST`] levels) and re-encoded. Redacted strings are re-encoded with
-//! `serde_json`, so the output is always valid JSON of the same shape (a redacted number
-//! becomes a string). A `Withhold` rule replaces the whole document by its message as a JSON
+//! recursively ([`MAX_NEST`] levels) and re-encoded. Redacted strings are re-encoded as
+//! `serde_json` would, so the output is always valid JSON of the same shape (a redacted number
+//! becomes a string; a redacted key that would repeat another key of its object is numbered). A `Withhold` rule replaces the whole document by its message as a JSON
 //! string. Finding spans are byte offsets of the original input (for an escaped string, of the
 //! escape sequences that produced the secret; inside a nested document, the whole string).
 
@@ -94,6 +94,9 @@ struct Walk<'a, 'r> {
     numbering: &'r mut Numbering,
     /// Keys redacted so far (checked for collisions once the output is complete).
     keys: Vec<RedactedKey>,
+    /// Keys that may read like a placeholder (they hold a `[`): `(object, raw start, end)`.
+    /// Only they can equal a redacted key's text, which always holds its placeholder.
+    bracketed: Vec<(usize, usize, usize)>,
 }
 
 /// Decode a JSON string token (quotes included, already validated) into `out`.
@@ -397,6 +400,12 @@ impl<'a> Walk<'a, '_> {
     }
 
     fn key(&mut self, s: usize, e: usize, esc: bool, obj: usize) {
+        let raw = &self.b[s..e];
+        if memchr::memchr(b'[', raw).is_some()
+            || (esc && memchr::memmem::find(raw, b"\\u").is_some())
+        {
+            self.bracketed.push((obj, s, e));
+        }
         if e - s - 2 < MIN_KEY {
             return;
         }
@@ -633,6 +642,7 @@ pub(super) fn redact_doc<'a>(
         withheld: None,
         numbering,
         keys: Vec::new(),
+        bracketed: Vec::new(),
     };
     w.value(0, None)?;
     w.ws();
@@ -660,7 +670,7 @@ pub(super) fn redact_doc<'a>(
     let mut out = w.out;
     out.extend_from_slice(&b[w.last..]);
     if !w.keys.is_empty() {
-        out = unique_keys(b, out, &mut w.keys);
+        out = unique_keys(b, out, &mut w.keys, &w.bracketed);
     }
     let text = String::from_utf8(out).ok()?;
     Some(Redaction {
@@ -670,50 +680,17 @@ pub(super) fn redact_doc<'a>(
     })
 }
 
-/// The decoded keys of the object whose `{` is at `b[obj]` (`b` is valid JSON).
-fn object_keys(b: &[u8], obj: usize) -> Vec<Vec<u8>> {
-    let mut keys = Vec::new();
-    let mut depth = 0usize;
-    let mut i = obj;
-    while i < b.len() {
-        match b[i] {
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    break;
-                }
-            }
-            b'"' => {
-                let s = i;
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-                let mut j = i;
-                while j < b.len() && matches!(b[j], b' ' | b'\t' | b'\n' | b'\r') {
-                    j += 1;
-                }
-                if depth == 1 && b.get(j) == Some(&b':') {
-                    let mut k = Vec::new();
-                    decode_into(&b[s..i], &mut k, None);
-                    keys.push(k);
-                }
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    keys
-}
-
 /// Keep every member: a key redacted to the text of another key of its object (two keys
 /// that differ only in their secrets, or a key that reads like a placeholder) is numbered,
 /// `[EMAIL_1]` → `[EMAIL_1] (2)`, until it is unique. A key repeated in the input stays
-/// repeated. `out` is the whole output.
-fn unique_keys(b: &[u8], out: Vec<u8>, keys: &mut [RedactedKey]) -> Vec<u8> {
+/// repeated. `out` is the whole output; `bracketed` the input keys that hold a `[` (the only
+/// ones a redacted key's text can equal), by object, in input order.
+fn unique_keys(
+    b: &[u8],
+    out: Vec<u8>,
+    keys: &mut [RedactedKey],
+    bracketed: &[(usize, usize, usize)],
+) -> Vec<u8> {
     use std::collections::HashMap;
     let decode = |raw: &[u8]| {
         let mut v = Vec::new();
@@ -723,26 +700,43 @@ fn unique_keys(b: &[u8], out: Vec<u8>, keys: &mut [RedactedKey]) -> Vec<u8> {
     keys.sort_by_key(|k| (k.obj, k.start));
     let mut edits: Vec<(usize, usize, Vec<u8>)> = Vec::new();
     for group in keys.chunk_by(|a, b| a.obj == b.obj) {
+        let obj = group[0].obj;
         // output key text → the input key that has it
-        let mut taken: HashMap<Vec<u8>, Vec<u8>> = object_keys(b, group[0].obj)
-            .into_iter()
-            .map(|k| (k.clone(), k))
+        let mut taken: HashMap<Vec<u8>, Vec<u8>> = bracketed
+            .iter()
+            .filter(|k| k.0 == obj)
+            .map(|&(_, s, e)| {
+                let k = decode(&b[s..e]);
+                (k.clone(), k)
+            })
             .collect();
+        // the next number to try for a text (many keys can share one: `[REDACTED:secret]`)
+        let mut next: HashMap<Vec<u8>, usize> = HashMap::new();
+        // input key → its output text (a repeated key gets the same)
+        let mut assigned: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
         for k in group {
             let orig = decode(&b[k.raw.0..k.raw.1]);
             let text = decode(&out[k.start..k.end]);
             let mut unique = text.clone();
-            let mut n = 2;
-            while taken.get(&unique).is_some_and(|o| *o != orig) {
-                unique = [&text[..], format!(" ({n})").as_bytes()].concat();
-                n += 1;
+            if let Some(u) = assigned.get(&orig) {
+                unique.clone_from(u);
+            } else if taken.get(&unique).is_some_and(|o| *o != orig) {
+                let n = next.entry(text.clone()).or_insert(2);
+                loop {
+                    unique = [&text[..], format!(" ({n})").as_bytes()].concat();
+                    *n += 1;
+                    if taken.get(&unique).is_none_or(|o| *o == orig) {
+                        break;
+                    }
+                }
             }
             if unique != text {
                 let mut enc = Vec::with_capacity(unique.len() + 2);
                 encode(&unique, &mut enc);
                 edits.push((k.start, k.end, enc));
             }
-            taken.insert(unique, orig);
+            taken.insert(unique.clone(), orig.clone());
+            assigned.insert(orig, unique);
         }
     }
     if edits.is_empty() {

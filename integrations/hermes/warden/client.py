@@ -233,8 +233,12 @@ class Client:
         microseconds, and on a virtual machine a vCPU that blocks halts, and waking it
         costs the hypervisor 100-200 us, several times the answer.
         """
+        hung = "warden serve did not answer within %.1f s (hung)" % timeout_s
         poll = self._poll.poll
         now = time.monotonic()
+        # checked even when data is ready: a co-process that writes without end is hung too
+        if now >= deadline:
+            raise WardenUnavailable(hung)
         spin_end = now + SPIN_S
         while not poll(0):
             # yield: the co-process, woken by the request, may be queued on this very CPU
@@ -243,7 +247,7 @@ class Client:
             if now >= spin_end:
                 left = deadline - now
                 if left <= 0 or not poll(left * 1000.0):
-                    raise WardenUnavailable("warden serve did not answer within %.1f s (hung)" % timeout_s)
+                    raise WardenUnavailable(hung)
                 break
         chunk = os.read(p.stdout.fileno(), 1 << 16)
         if not chunk:
