@@ -678,12 +678,13 @@ impl Redactor {
     /// matching skipped (the second address in `a@b.co-x@b.co`). So the replacements are
     /// applied to a scratch copy, that copy is scanned again, and what it finds is mapped back
     /// to input spans (a new match never overlaps a placeholder, so it is input text) and
-    /// added, until a pass finds nothing (at most [`MAX_PASSES`] more passes). The output is
+    /// added, until a pass finds nothing (past [`MAX_PASSES`] passes each new match is
+    /// widened, failing closed, so a long chain ends too). The output is
     /// then always built from the input and this one list, numbered left to right: streaming
     /// runs the same per round, so both modes give the same text and findings.
     ///
-    /// A later pass scans only the stretches around the replacements ([`Self::rescan`]), so on
-    /// text with few findings it costs a small fraction of the first.
+    /// A later pass scans only the stretches around the replacements the pass before added
+    /// ([`Self::rescan`]), so on text with few findings it costs a small fraction of the first.
     pub(crate) fn fixed_point(&self, hay: &[u8], known: Option<&KnownValues>) -> Vec<Cand> {
         self.fixed_point_within(hay, known, |_| true)
     }
@@ -705,8 +706,14 @@ impl Redactor {
         );
         let reach = self.overlap.max(known.map_or(0, |k| k.longest() + 1));
         let mut scratch = Vec::new();
-        let mut map = Vec::new();
-        for _ in 0..MAX_PASSES {
+        let mut map: Vec<Replaced> = Vec::new();
+        // input spans of the replacements a pass already rescanned around (sorted)
+        let mut seen: Vec<(usize, usize)> = Vec::new();
+        // a chain of matches that each appear only once the one before is replaced takes a
+        // pass per link; past MAX_PASSES each new match is widened by `reach` bytes on either
+        // side (fail closed: over-redaction), so a long chain takes a pass per `reach` bytes
+        let cap = MAX_PASSES + hay.len() / reach.max(1) + 1;
+        for pass in 0..cap {
             if merged.is_empty() || self.withhold_rule(&merged).is_some() {
                 break;
             }
@@ -719,20 +726,35 @@ impl Redactor {
                 &mut scratch,
                 &mut map,
             );
-            let more = self.rescan(&scratch, &map, reach, known);
+            // only a replacement new since the last pass can uncover a match: around the
+            // others that pass already looked, and nothing near them has changed since
+            let fresh: Vec<Replaced> = map
+                .iter()
+                .copied()
+                .filter(|r| seen.binary_search(&r.input).is_err())
+                .collect();
+            seen.clear();
+            seen.extend(map.iter().map(|r| r.input));
+            let more = self.rescan(&scratch, &fresh, reach, known);
             if more.is_empty() {
                 break;
             }
             let before = merged.clone();
-            merged.extend(
-                more.into_iter()
-                    .map(|c| Cand {
-                        start: map_back(&map, c.start, false),
-                        end: map_back(&map, c.end, true),
-                        rule: c.rule,
-                    })
-                    .filter(&keep),
-            );
+            for c in more {
+                let c = Cand {
+                    start: map_back(&map, c.start, false),
+                    end: map_back(&map, c.end, true),
+                    rule: c.rule,
+                };
+                if !keep(&c) {
+                    continue;
+                }
+                merged.push(if pass < MAX_PASSES {
+                    c
+                } else {
+                    widen(hay, c, reach, &keep)
+                });
+            }
             merged = merge(merged);
             if merged == before {
                 break;
@@ -1363,14 +1385,35 @@ impl Redactor {
     }
 }
 
-/// Redaction passes after the first, at most (see [`Redactor::fixed_point`]).
-const MAX_PASSES: usize = 4;
+/// Redaction passes after the first before new matches are widened (see
+/// [`Redactor::fixed_point`]). Each rescans only around the replacements the pass before
+/// added, so a pass costs little; a chain of matches that each appear only once the one
+/// before is replaced takes one pass per link.
+const MAX_PASSES: usize = 64;
 
 /// One replacement of a pass: its span in the output and the input span it replaced.
 #[derive(Clone, Copy, Debug)]
 struct Replaced {
     out: (usize, usize),
     input: (usize, usize),
+}
+
+/// `c` with up to `reach` bytes on either side, as much as `keep` accepts (a JSON value's
+/// match must stay inside its value).
+fn widen(hay: &[u8], c: Cand, reach: usize, keep: &impl Fn(&Cand) -> bool) -> Cand {
+    let mut r = reach;
+    while r > 0 {
+        let w = Cand {
+            start: floor_char(hay, c.start.saturating_sub(r)),
+            end: ceil_char(hay, (c.end + r).min(hay.len())),
+            rule: c.rule,
+        };
+        if keep(&w) {
+            return w;
+        }
+        r /= 2;
+    }
+    c
 }
 
 /// The input offset of output offset `p` of a pass (`end`: `p` ends a span, so a position

@@ -717,3 +717,33 @@ fn fuzz_finding_keys_redacted_to_the_same_text_stay_apart() {
     assert_eq!(got.len(), 300);
     assert_eq!(got[299], format!("{same} (300)"));
 }
+
+/// Fuzz finding `text-email-chain` (`redact` target, 1.1 M executions on 946ba1a): six
+/// overlapping addresses in a row (`…[EMAIL_6]-x555…x@example.comFttoxoxp-xiut555…`), each
+/// matched only once the one before it is replaced, needed more passes than the fixed point
+/// allowed (4), so text mode left one. Later passes now rescan only around the replacements
+/// the pass before added, so many cost little; past the cap the stretch is replaced whole.
+#[test]
+fn fuzz_finding_chain_of_overlapping_addresses_is_redacted_whole() {
+    let set = crate::Policy::builtin().unwrap().compile().unwrap();
+    let r = set
+        .redactor(crate::Hook::TransformToolResult)
+        .unwrap()
+        .unwrap();
+    for links in [6, 40, 200] {
+        let text = format!(
+            "say {}.",
+            "x555ti5u5555555555555555HjR89u0QiE96755w9a52x@example.comFttoxoxp-".repeat(links)
+        );
+        let out = r.redact_text(&text).text.into_owned();
+        assert!(!out.contains("@example"), "{links} links: {out}");
+        assert_eq!(
+            r.redact_text(&out).text,
+            out,
+            "{links} links: not idempotent"
+        );
+        if links <= 40 {
+            assert_fuzz_invariants(crate::Hook::TransformToolResult, &text);
+        }
+    }
+}
