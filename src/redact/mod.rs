@@ -679,7 +679,7 @@ impl Redactor {
     /// applied to a scratch copy, that copy is scanned again, and what it finds is mapped back
     /// to input spans (a new match never overlaps a placeholder, so it is input text) and
     /// added, until a pass finds nothing (past [`MAX_PASSES`] passes each new match is
-    /// widened, failing closed, so a long chain ends too). The output is
+    /// widened, further each pass, failing closed, so a long chain ends too). The output is
     /// then always built from the input and this one list, numbered left to right: streaming
     /// runs the same per round, so both modes give the same text and findings.
     ///
@@ -710,11 +710,14 @@ impl Redactor {
         // input spans of the replacements a pass already rescanned around (sorted)
         let mut seen: Vec<(usize, usize)> = Vec::new();
         // a chain of matches that each appear only once the one before is replaced takes a
-        // pass per link; past MAX_PASSES each new match is widened by `reach` bytes on either
-        // side (fail closed: over-redaction), so a long chain takes a pass per `reach` bytes
-        let cap = MAX_PASSES + hay.len() / reach.max(1) + 1;
-        for pass in 0..cap {
+        // pass per link; past MAX_PASSES each new match is widened on either side by `reach`
+        // bytes, doubling every pass (fail closed: over-redaction), so any chain ends within
+        // a few more passes; should it not, the last pass's matches take all `keep` allows
+        let mut last: Vec<Cand> = Vec::new();
+        let mut settled = false;
+        for pass in 0..MAX_PASSES + usize::BITS as usize {
             if merged.is_empty() || self.withhold_rule(&merged).is_some() {
+                settled = true;
                 break;
             }
             scratch.clear();
@@ -736,29 +739,34 @@ impl Redactor {
             seen.clear();
             seen.extend(map.iter().map(|r| r.input));
             let more = self.rescan(&scratch, &fresh, reach, known);
-            if more.is_empty() {
-                break;
-            }
             let before = merged.clone();
+            last.clear();
             for c in more {
                 let c = Cand {
                     start: map_back(&map, c.start, false),
                     end: map_back(&map, c.end, true),
                     rule: c.rule,
                 };
-                if !keep(&c) {
-                    continue;
+                if keep(&c) {
+                    last.push(c);
                 }
-                merged.push(if pass < MAX_PASSES {
-                    c
-                } else {
-                    widen(hay, c, reach, &keep)
-                });
             }
+            let grow = pass
+                .checked_sub(MAX_PASSES)
+                .map(|k| reach.saturating_mul(1 << k.min(16)));
+            merged.extend(
+                last.iter()
+                    .map(|&c| grow.map_or(c, |g| widen(hay, c, g, &keep))),
+            );
             merged = merge(merged);
             if merged == before {
+                settled = true;
                 break;
             }
+        }
+        if !settled {
+            merged.extend(last.iter().map(|&c| widen(hay, c, hay.len(), &keep)));
+            merged = merge(merged);
         }
         merged
     }
@@ -1401,11 +1409,11 @@ struct Replaced {
 /// `c` with up to `reach` bytes on either side, as much as `keep` accepts (a JSON value's
 /// match must stay inside its value).
 fn widen(hay: &[u8], c: Cand, reach: usize, keep: &impl Fn(&Cand) -> bool) -> Cand {
-    let mut r = reach;
+    let mut r = reach.min(hay.len());
     while r > 0 {
         let w = Cand {
             start: floor_char(hay, c.start.saturating_sub(r)),
-            end: ceil_char(hay, (c.end + r).min(hay.len())),
+            end: ceil_char(hay, c.end.saturating_add(r).min(hay.len())),
             rule: c.rule,
         };
         if keep(&w) {

@@ -89,10 +89,13 @@ pub(super) fn redact_stream<R: Read, W: Write>(
         let mut last = ctx;
         let mut out_end = commit;
         out.clear();
-        for c in cands {
-            if c.start < ctx {
+        for mut c in cands {
+            if c.end <= ctx {
                 continue;
             }
+            // written already up to ctx; only a match the fixed point widened (a long chain)
+            // reaches back past it, and its unwritten part is still replaced
+            c.start = c.start.max(ctx);
             if c.start >= commit {
                 break;
             }
