@@ -745,7 +745,8 @@ fn fuzz_finding_chain_of_overlapping_addresses_is_redacted_whole() {
         // streaming: a widened match may reach back into text already written
         for chunk in [64, 1000] {
             let mut s = Vec::new();
-            r.redact_stream_chunked(text.as_bytes(), &mut s, chunk).unwrap();
+            r.redact_stream_chunked(text.as_bytes(), &mut s, chunk)
+                .unwrap();
             let s = String::from_utf8(s).unwrap();
             assert!(!s.contains("@example"), "{links} links, chunk {chunk}: {s}");
         }
