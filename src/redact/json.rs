@@ -14,7 +14,8 @@
 //! JSON document (after leading white space, `{` or `[` and it parses) is redacted
 //! recursively ([`MAX_NEST`] levels) and re-encoded. Redacted strings are re-encoded as
 //! `serde_json` would, so the output is always valid JSON of the same shape (a redacted number
-//! becomes a string; a redacted key that would repeat another key of its object is numbered). A `Withhold` rule replaces the whole document by its message as a JSON
+//! becomes a string; a redacted key that would repeat another key of its object is
+//! numbered). A `Withhold` rule replaces the whole document by its message as a JSON
 //! string. Finding spans are byte offsets of the original input (for an escaped string, of the
 //! escape sequences that produced the secret; inside a nested document, the whole string).
 

@@ -477,11 +477,7 @@ fn later_capture_group_holds_the_secret_when_the_first_did_not_match() {
 /// overlapping candidates hid is redacted too (fuzz findings, see fuzz/findings/README.md).
 #[test]
 fn text_redaction_is_a_fixed_point_on_fuzz_findings() {
-    let set = crate::Policy::builtin().unwrap().compile().unwrap();
-    let r = set
-        .redactor(crate::Hook::TransformToolResult)
-        .unwrap()
-        .expect("the shipped packs redact tool results");
+    let r = shipped(crate::Hook::TransformToolResult);
     for text in [
         "sla@ck.comsk-SSOSSSSSSSa@ck.comsk-SSOSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSse",
         "22\t+2222222+222222322222/:2 TsASIAass2npm_2222222",
@@ -517,16 +513,21 @@ fn later_passes_find_uncovered_matches_anywhere_in_a_long_text() {
     }
 }
 
+/// The shipped packs' redactor for `hook` (the packs compiled once for all tests).
+fn shipped(hook: crate::Hook) -> &'static Redactor {
+    static SET: std::sync::OnceLock<crate::MatcherSet> = std::sync::OnceLock::new();
+    SET.get_or_init(|| crate::Policy::builtin().unwrap().compile().unwrap())
+        .redactor(hook)
+        .unwrap()
+        .expect("the shipped packs redact")
+}
+
 /// The `redact` fuzz target's invariants (fuzz/fuzz_targets/redact.rs) on one input, with the
 /// shipped packs: nothing detected is left, text and JSON modes are idempotent, streaming at
 /// every chunk size gives exactly the text mode's output and findings, and a JSON document
 /// comes out as JSON with nothing detected in any string or key.
 fn assert_fuzz_invariants(hook: crate::Hook, text: &str) {
-    let set = crate::Policy::builtin().unwrap().compile().unwrap();
-    let r = set
-        .redactor(hook)
-        .unwrap()
-        .expect("the shipped packs redact");
+    let r = shipped(hook);
     let t = r.redact_text(text);
     assert!(t.withheld_by.is_none(), "{text:?}");
     let left: Vec<_> = r.detects(&t.text).collect();
@@ -583,11 +584,7 @@ fn assert_fuzz_invariants(hook: crate::Hook, text: &str) {
 fn fuzz_finding_email_after_a_placeholder_is_redacted_in_every_mode() {
     let text = "\\htoks.sla@ck.comsk-SSOSSSSSSSa@ck.comsk-SSOSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSse";
     assert_fuzz_invariants(crate::Hook::TransformToolResult, text);
-    let set = crate::Policy::builtin().unwrap().compile().unwrap();
-    let r = set
-        .redactor(crate::Hook::TransformToolResult)
-        .unwrap()
-        .unwrap();
+    let r = shipped(crate::Hook::TransformToolResult);
     assert_eq!(
         r.redact_text(text).text,
         "\\[EMAIL_1][EMAIL_2]-SSOSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSSse"
@@ -612,11 +609,7 @@ fn fuzz_finding_secret_at_a_json_string_start_is_redacted() {
         r#"{"stdout": "api_token: Xk9mQ2vLp7Rw4Tz8Yq"}"#,
     ] {
         assert_fuzz_invariants(crate::Hook::TransformToolResult, text);
-        let set = crate::Policy::builtin().unwrap().compile().unwrap();
-        let r = set
-            .redactor(crate::Hook::TransformToolResult)
-            .unwrap()
-            .unwrap();
+        let r = shipped(crate::Hook::TransformToolResult);
         assert!(!r.redact(text).text.contains("Xk9mQ2vLp7Rw4Tz8"), "{text}");
     }
 }
@@ -627,11 +620,7 @@ fn fuzz_finding_secret_at_a_json_string_start_is_redacted() {
 fn fuzz_finding_secret_in_a_json_key_is_redacted() {
     let text = "{\"ouRuiJVi0g2D3Yj/nhwPgXoq/6Q3j4QkvGo+JiSnmViwXqespBv5dq90dQdtgaSm9zGglpDVoPpGTLa/Yv0VdbfCsX+qOnOkyE6j91omcQ8m\\nSENTRY_AUTH_TOKEN9ca8e0c18adb21016eea8c00857d691ff08d20bab9472bb12f9c32a46a6e6a205\\nLIGHTSTEP_ACCESS_TOKEN=Q2z2d6Es1eApk3TW/iUNwc/C3KzKM/c4fhN2WpdtpCw6hWehfz6k2IvNWe2NbnkYE/5SslV35fvvKubHFvLcsJG2MMnQ90meta\": {\"n\": 78}}";
     assert_fuzz_invariants(crate::Hook::TransformLlmOutput, text);
-    let set = crate::Policy::builtin().unwrap().compile().unwrap();
-    let r = set
-        .redactor(crate::Hook::TransformLlmOutput)
-        .unwrap()
-        .unwrap();
+    let r = shipped(crate::Hook::TransformLlmOutput);
     assert!(!r.redact(text).text.contains("Q2z2d6Es1eApk3TW"));
 }
 
@@ -652,11 +641,7 @@ fn fuzz_finding_match_across_json_values_hid_one_inside() {
 /// repeats stays repeated, and a key that already reads like the placeholder is kept.
 #[test]
 fn fuzz_finding_keys_redacted_to_the_same_text_stay_apart() {
-    let set = crate::Policy::builtin().unwrap().compile().unwrap();
-    let r = set
-        .redactor(crate::Hook::TransformToolResult)
-        .unwrap()
-        .unwrap();
+    let r = shipped(crate::Hook::TransformToolResult);
     let keys = |text: &str| -> Vec<String> {
         if text.len() < 1000 {
             assert_fuzz_invariants(crate::Hook::TransformToolResult, text);
@@ -725,11 +710,7 @@ fn fuzz_finding_keys_redacted_to_the_same_text_stay_apart() {
 /// the pass before added, so many cost little; past the cap the stretch is replaced whole.
 #[test]
 fn fuzz_finding_chain_of_overlapping_addresses_is_redacted_whole() {
-    let set = crate::Policy::builtin().unwrap().compile().unwrap();
-    let r = set
-        .redactor(crate::Hook::TransformToolResult)
-        .unwrap()
-        .unwrap();
+    let r = shipped(crate::Hook::TransformToolResult);
     for links in [6, 40, 200] {
         let text = format!(
             "say {}.",
