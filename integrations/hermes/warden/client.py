@@ -233,12 +233,11 @@ class Client:
         microseconds, and on a virtual machine a vCPU that blocks halts, and waking it
         costs the hypervisor 100-200 us, several times the answer.
         """
-        hung = "warden serve did not answer within %.1f s (hung)" % timeout_s
         poll = self._poll.poll
         now = time.monotonic()
         # checked even when data is ready: a co-process that writes without end is hung too
         if now >= deadline:
-            raise WardenUnavailable(hung)
+            raise _hung(timeout_s)
         spin_end = now + SPIN_S
         while not poll(0):
             # yield: the co-process, woken by the request, may be queued on this very CPU
@@ -247,7 +246,7 @@ class Client:
             if now >= spin_end:
                 left = deadline - now
                 if left <= 0 or not poll(left * 1000.0):
-                    raise WardenUnavailable(hung)
+                    raise _hung(timeout_s)
                 break
         chunk = os.read(p.stdout.fileno(), 1 << 16)
         if not chunk:
@@ -269,6 +268,11 @@ class Client:
             self._fill(p, deadline, timeout_s)
         out, self._buf = self._buf[:n], self._buf[n:]
         return out
+
+
+def _hung(timeout_s):
+    """The error for a co-process that did not answer in time."""
+    return WardenUnavailable("warden serve did not answer within %.1f s (hung)" % timeout_s)
 
 
 def _encode_fields(fields):
