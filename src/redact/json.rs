@@ -72,10 +72,14 @@ struct Seg {
 }
 
 /// The segment that holds all of `c` (`segs` sorted, disjoint); `None` if `c` crosses a
-/// boundary or lies between segments.
+/// boundary or lies between segments, or if its rule's match began in an earlier segment
+/// (`Bearer ` ending one value does not make the next key a token: the context may reach
+/// back into the separator, as a line-start anchor does, but no further).
 fn seg_of<'s>(segs: &'s [Seg], c: &Cand) -> Option<&'s Seg> {
-    let g = segs.get(segs.partition_point(|g| g.end <= c.start))?;
-    (c.start >= g.start && c.end <= g.end).then_some(g)
+    let i = segs.partition_point(|g| g.end <= c.start);
+    let g = segs.get(i)?;
+    let floor = i.checked_sub(1).map_or(0, |p| segs[p].end);
+    (c.start >= g.start && c.end <= g.end && c.ctx >= floor).then_some(g)
 }
 
 struct Walk<'a, 'r> {
@@ -548,6 +552,7 @@ impl<'a> Walk<'a, '_> {
                     start: s,
                     end: c.end - g.part,
                     rule: c.rule,
+                    ctx: s,
                 },
             ));
         }
@@ -592,6 +597,7 @@ impl<'a> Walk<'a, '_> {
                         start: rs,
                         end: re,
                         rule: c.rule,
+                        ctx: rs,
                     },
                     0,
                 ));

@@ -330,12 +330,15 @@ pub struct Redactor {
     known_label: Arc<str>,
 }
 
-/// A confirmed candidate before merging: secret span and rule index.
+/// A confirmed candidate before merging: secret span, rule index, and where the rule's
+/// whole match began (`ctx ≤ start`; the bytes between are context such as `Bearer `, which
+/// JSON mode requires to lie in the secret's own value).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Cand {
     pub start: usize,
     pub end: usize,
     pub rule: u32,
+    pub ctx: usize,
 }
 
 fn parse(id: &str, src: &str) -> Result<(Hir, bool), RedactError> {
@@ -746,6 +749,7 @@ impl Redactor {
                     start: map_back(&map, c.start, false),
                     end: map_back(&map, c.end, true),
                     rule: c.rule,
+                    ctx: map_back(&map, c.ctx, false),
                 };
                 if keep(&c) {
                     last.push(c);
@@ -839,6 +843,7 @@ impl Redactor {
                         start: c.start + lo,
                         end: c.end + lo,
                         rule: c.rule,
+                        ctx: c.ctx + lo,
                     })
                     .filter(|c| (from..to).contains(&c.start)),
             );
@@ -1107,6 +1112,7 @@ impl Redactor {
                     start: ws,
                     end: we,
                     rule: r,
+                    ctx: ws,
                 });
                 return;
             }
@@ -1159,10 +1165,12 @@ impl Redactor {
                         Verdict::Reject => u32::MAX - 2,
                     };
                     if rule != u32::MAX - 2 {
+                        let start = floor_char(hay, ss);
                         out.push(Cand {
-                            start: floor_char(hay, ss),
+                            start,
                             end: ceil_char(hay, se),
                             rule,
+                            ctx: ms.min(start),
                         });
                     }
                 }
@@ -1411,10 +1419,12 @@ struct Replaced {
 fn widen(hay: &[u8], c: Cand, reach: usize, keep: &impl Fn(&Cand) -> bool) -> Cand {
     let mut r = reach.min(hay.len());
     while r > 0 {
+        let start = floor_char(hay, c.start.saturating_sub(r));
         let w = Cand {
-            start: floor_char(hay, c.start.saturating_sub(r)),
+            start,
             end: ceil_char(hay, c.end.saturating_add(r).min(hay.len())),
             rule: c.rule,
+            ctx: c.ctx.min(start),
         };
         if keep(&w) {
             return w;

@@ -736,3 +736,36 @@ fn fuzz_finding_chain_of_overlapping_addresses_is_redacted_whole() {
         }
     }
 }
+
+/// Fuzz finding `redact-json-key-redacted-by-context-of-previous-value` (`redact` target,
+/// 555 k executions on d090016): a value ending in `Authorization: Bearer ` made the next
+/// key a bearer token. JSON mode scans values and keys as segments of one buffer, and the
+/// rule's `\s+` crossed the separator; only the secret's span was checked to lie in one
+/// segment. Now the match's context must start in the secret's own segment too (or in the
+/// separator before it, as a line-start anchor may).
+#[test]
+fn fuzz_finding_context_from_the_previous_value_does_not_reach_the_next_key() {
+    let r = shipped(crate::Hook::TransformToolResult);
+    let key = "exittBTIb4aFhKSxXY1fDJhnO";
+    for text in [
+        format!(r#"{{"output": "curl -H Authorization: Bearer ", "{key}": {{"n": 84}}}}"#),
+        format!(r#"{{"output": "Authorization: Bearer ", "{key}": 1}}"#),
+        format!(r#"["Authorization: Bearer ", "{key}"]"#),
+    ] {
+        let out: serde_json::Value = serde_json::from_str(&r.redact(&text).text).unwrap();
+        assert!(
+            out.to_string().contains(key),
+            "{key} was redacted by another value's context: {out}"
+        );
+        assert_fuzz_invariants(crate::Hook::TransformToolResult, &text);
+    }
+    // the same context inside one value still decides
+    for text in [
+        format!(r#"{{"output": "Authorization: Bearer {key}"}}"#),
+        format!(r#"{{"output": "Authorization: Bearer\n{key}"}}"#),
+        format!(r#"{{"Authorization": "Bearer {key}"}}"#),
+    ] {
+        let out = r.redact(&text).text.into_owned();
+        assert!(!out.contains(key), "{key} left in {out}");
+    }
+}
