@@ -7,8 +7,10 @@
 //! - every object key of at least [`MIN_KEY`] bytes (a secret used as a key is redacted too);
 //! - every number of at least [`MIN_NUM`] characters (a card number stored as a number).
 //!
-//! Segments are separated by a blank line; a candidate that crosses a segment boundary is
-//! dropped, one inside a key-context segment is clipped to the value part. The buffer is
+//! Segments are separated by a line holding only [`SEGMENT_MARK`], a byte no UTF-8 text holds;
+//! the detectors never match across it (each segment starts and ends a line, as a whole value
+//! in text mode does), a candidate outside any one segment is dropped, and one inside a
+//! key-context segment is clipped to the value part. The buffer is
 //! scanned and applied in batches of about [`BATCH`] bytes, so memory stays proportional to
 //! the input and the output, never to the number of values. A string value that is itself a
 //! JSON document (after leading white space, `{` or `[` and it parses) is redacted
@@ -19,7 +21,7 @@
 //! string. Finding spans are byte offsets of the original input (for an escaped string, of the
 //! escape sequences that produced the secret; inside a nested document, the whole string).
 
-use super::{merge, Cand, Finding, KnownValues, Numbering, Redaction, Redactor};
+use super::{merge, Cand, Finding, KnownValues, Numbering, Redaction, Redactor, SEGMENT_MARK};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -33,8 +35,9 @@ const MIN_NUM: usize = 6;
 const MAX_NEST: usize = 4;
 /// Deepest array / object nesting accepted.
 const MAX_DEPTH: usize = 256;
-/// Between segments: no detector's match spans it usefully (crossing matches are dropped).
-const SEP: &[u8] = b"\n\n";
+/// Between segments: a line break on either side of [`SEGMENT_MARK`] (so a segment starts
+/// and ends a line for anchored rules), which no match crosses.
+const SEP: &[u8] = &[b'\n', SEGMENT_MARK, b'\n'];
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
@@ -72,14 +75,10 @@ struct Seg {
 }
 
 /// The segment that holds all of `c` (`segs` sorted, disjoint); `None` if `c` crosses a
-/// boundary or lies between segments, or if its rule's match began in an earlier segment
-/// (`Bearer ` ending one value does not make the next key a token: the context may reach
-/// back into the separator, as a line-start anchor does, but no further).
+/// boundary or lies between segments.
 fn seg_of<'s>(segs: &'s [Seg], c: &Cand) -> Option<&'s Seg> {
-    let i = segs.partition_point(|g| g.end <= c.start);
-    let g = segs.get(i)?;
-    let floor = i.checked_sub(1).map_or(0, |p| segs[p].end);
-    (c.start >= g.start && c.end <= g.end && c.ctx >= floor).then_some(g)
+    let g = segs.get(segs.partition_point(|g| g.end <= c.start))?;
+    (c.start >= g.start && c.end <= g.end).then_some(g)
 }
 
 struct Walk<'a, 'r> {
@@ -422,10 +421,20 @@ impl<'a> Walk<'a, '_> {
         self.maybe_flush();
     }
 
-    /// Does the key `[s, e)` hold a keyword of some rule (then it is context for the value)?
+    /// Does the key `[s, e)`, decoded, hold a keyword of some rule (then it is context for
+    /// the value)? Its redacted form must decide the same (so idempotence holds): no length
+    /// limit, as redaction shortens a key, and decoded, as redaction re-encodes its escapes.
     fn key_is_context(&self, key: Option<(usize, usize)>) -> Option<(usize, usize)> {
         let (s, e) = key?;
-        (e - s <= 130 && self.rd.has_keyword(&self.b[s..e])).then_some((s, e))
+        let raw = &self.b[s..e];
+        let hit = if memchr::memchr(b'\\', raw).is_some() {
+            let mut d = Vec::new();
+            self.push_decoded_into(s, e, true, &mut d);
+            self.rd.has_keyword(&d)
+        } else {
+            self.rd.has_keyword(&raw[1..raw.len() - 1])
+        };
+        hit.then_some((s, e))
     }
 
     fn string_value(&mut self, s: usize, e: usize, esc: bool, key: Option<(usize, usize)>) {
@@ -552,7 +561,6 @@ impl<'a> Walk<'a, '_> {
                     start: s,
                     end: c.end - g.part,
                     rule: c.rule,
-                    ctx: s,
                 },
             ));
         }
@@ -597,7 +605,6 @@ impl<'a> Walk<'a, '_> {
                         start: rs,
                         end: re,
                         rule: c.rule,
-                        ctx: rs,
                     },
                     0,
                 ));

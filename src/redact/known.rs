@@ -257,12 +257,10 @@ impl KnownValues {
     pub(crate) fn candidates(&self, hay: &[u8], rule: u32, out: &mut Vec<Cand>) {
         let Some(ac) = &self.ac else { return };
         for m in ac.find_iter(hay) {
-            let start = super::floor_char(hay, m.start());
             out.push(Cand {
-                start,
+                start: super::floor_char(hay, m.start()),
                 end: super::ceil_char(hay, m.end()),
                 rule,
-                ctx: start,
             });
         }
     }

@@ -330,15 +330,12 @@ pub struct Redactor {
     known_label: Arc<str>,
 }
 
-/// A confirmed candidate before merging: secret span, rule index, and where the rule's
-/// whole match began (`ctx ≤ start`; the bytes between are context such as `Bearer `, which
-/// JSON mode requires to lie in the secret's own value).
+/// A confirmed candidate before merging: secret span and rule index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Cand {
     pub start: usize,
     pub end: usize,
     pub rule: u32,
-    pub ctx: usize,
 }
 
 fn parse(id: &str, src: &str) -> Result<(Hir, bool), RedactError> {
@@ -689,20 +686,32 @@ impl Redactor {
     /// A later pass scans only the stretches around the replacements the pass before added
     /// ([`Self::rescan`]), so on text with few findings it costs a small fraction of the first.
     pub(crate) fn fixed_point(&self, hay: &[u8], known: Option<&KnownValues>) -> Vec<Cand> {
-        self.fixed_point_within(hay, known, |_| true)
+        self.fixed_point_in(hay, known, false, |_| true)
     }
 
-    /// [`Self::fixed_point`] over candidates that `keep` accepts, dropped before they are
-    /// merged: JSON mode drops matches that cross from one decoded value into the next,
-    /// which merged with a match inside a value would take it along.
+    /// [`Self::fixed_point`] over JSON mode's scan buffer: segments (decoded values, keys)
+    /// separated by [`SEGMENT_MARK`], which no match crosses (see [`Self::confirm`]), and
+    /// candidates that `keep` accepts (a secret inside one segment), dropped before they are
+    /// merged: merged with a match inside a value, a stray one would take it along.
     pub(crate) fn fixed_point_within(
         &self,
         hay: &[u8],
         known: Option<&KnownValues>,
         keep: impl Fn(&Cand) -> bool,
     ) -> Vec<Cand> {
+        self.fixed_point_in(hay, known, true, keep)
+    }
+
+    /// The fixed point, over a `segmented` haystack or not.
+    fn fixed_point_in(
+        &self,
+        hay: &[u8],
+        known: Option<&KnownValues>,
+        segmented: bool,
+        keep: impl Fn(&Cand) -> bool,
+    ) -> Vec<Cand> {
         let mut merged = merge(
-            self.hay_candidates(hay, known)
+            self.hay_candidates(hay, known, segmented)
                 .into_iter()
                 .filter(&keep)
                 .collect(),
@@ -741,7 +750,7 @@ impl Redactor {
                 .collect();
             seen.clear();
             seen.extend(map.iter().map(|r| r.input));
-            let more = self.rescan(&scratch, &fresh, reach, known);
+            let more = self.rescan(&scratch, &fresh, reach, known, segmented);
             let before = merged.clone();
             last.clear();
             for c in more {
@@ -749,7 +758,6 @@ impl Redactor {
                     start: map_back(&map, c.start, false),
                     end: map_back(&map, c.end, true),
                     rule: c.rule,
-                    ctx: map_back(&map, c.ctx, false),
                 };
                 if keep(&c) {
                     last.push(c);
@@ -799,9 +807,15 @@ impl Redactor {
         out.extend_from_slice(&hay[last..]);
     }
 
-    /// Every confirmed candidate in `hay` (known values included), unmerged.
-    fn hay_candidates(&self, hay: &[u8], known: Option<&KnownValues>) -> Vec<Cand> {
-        let mut cands = self.candidates(hay, 0, hay.len());
+    /// Every confirmed candidate in `hay` (known values included), unmerged; none crosses a
+    /// [`SEGMENT_MARK`] if `hay` is `segmented`.
+    fn hay_candidates(
+        &self,
+        hay: &[u8],
+        known: Option<&KnownValues>,
+        segmented: bool,
+    ) -> Vec<Cand> {
+        let mut cands = self.candidates(hay, 0, hay.len(), segmented);
         if let Some(k) = known {
             k.candidates(hay, self.known_rule(), &mut cands);
         }
@@ -821,6 +835,7 @@ impl Redactor {
         map: &[Replaced],
         reach: usize,
         known: Option<&KnownValues>,
+        segmented: bool,
     ) -> Vec<Cand> {
         let n = scratch.len();
         let mut out = Vec::new();
@@ -837,13 +852,12 @@ impl Redactor {
             let hi = ceil_char(scratch, (to + reach).min(n));
             let slice = &scratch[lo..hi];
             out.extend(
-                self.hay_candidates(slice, known)
+                self.hay_candidates(slice, known, segmented)
                     .into_iter()
                     .map(|c| Cand {
                         start: c.start + lo,
                         end: c.end + lo,
                         rule: c.rule,
-                        ctx: c.ctx + lo,
                     })
                     .filter(|c| (from..to).contains(&c.start)),
             );
@@ -882,7 +896,7 @@ impl Redactor {
 
     /// Findings only (no output text): "does this text carry a credential?".
     pub fn detects(&self, text: &str) -> impl Iterator<Item = Finding> + '_ {
-        let cands = self.candidates(text.as_bytes(), 0, text.len());
+        let cands = self.candidates(text.as_bytes(), 0, text.len(), false);
         let merged = merge(cands);
         merged.into_iter().map(move |c| self.finding(c, 0))
     }
@@ -972,17 +986,35 @@ impl Redactor {
             .map_or_else(String::new, |r| r.label.to_string())
     }
 
-    /// Does `b` contain a keyword of some rule (is it context for a JSON value)?
+    /// Does `b` contain a keyword of some rule (is it context for a JSON value)? A keyword
+    /// inside a placeholder does not count, so a key decides the same before and after it is
+    /// redacted (`[REDACTED:secret]` holds `secret`); an automaton error counts as one.
     pub(crate) fn has_keyword(&self, b: &[u8]) -> bool {
-        use aho_corasick::automaton::Automaton;
+        use aho_corasick::automaton::{Automaton, OverlappingState};
         let Some(ac) = &self.ac else { return false };
         let input = aho_corasick::Input::new(b);
-        matches!(ac.try_find(&input), Ok(Some(_)))
+        let mut state = OverlappingState::start();
+        loop {
+            if ac.try_find_overlapping(&input, &mut state).is_err() {
+                return true;
+            }
+            match state.get_match() {
+                None => return false,
+                Some(m) if !self.overlaps_placeholder(b, m.start(), m.end()) => return true,
+                Some(_) => {}
+            }
+        }
     }
 
     /// All confirmed candidates whose match lies in `hay[lo..hi]` (with `hay` as context),
     /// unmerged.
-    pub(crate) fn candidates(&self, hay: &[u8], lo: usize, hi: usize) -> Vec<Cand> {
+    pub(crate) fn candidates(
+        &self,
+        hay: &[u8],
+        lo: usize,
+        hi: usize,
+        segmented: bool,
+    ) -> Vec<Cand> {
         let mut out = Vec::new();
         let region = &hay[..hi];
         if let Some(ac) = &self.ac {
@@ -1016,7 +1048,7 @@ impl Redactor {
                 }
             };
             lanes::for_each_match(ac, &region[lo..], |pat, s, e| on_hit(pat, s + lo, e + lo));
-            self.confirm_windows(&mut wins, hay, &mut out);
+            self.confirm_windows(&mut wins, hay, segmented, &mut out);
         }
         if !self.gated.is_empty() {
             let mut runs = Vec::new();
@@ -1028,7 +1060,7 @@ impl Redactor {
                 let e = (e + 1).min(hi);
                 wins.push((r, s, e, s, e));
             }
-            self.confirm_windows(&mut wins, hay, &mut out);
+            self.confirm_windows(&mut wins, hay, segmented, &mut out);
         }
         if !self.anchored.is_empty() {
             let anchor = self.anchor_re.get_or_init(|| {
@@ -1059,11 +1091,11 @@ impl Redactor {
                             wins.last_mut().unwrap().0 = r;
                         }
                     }
-                    self.confirm_windows(&mut wins, hay, &mut out);
+                    self.confirm_windows(&mut wins, hay, segmented, &mut out);
                 }
                 Err(_) => {
                     for &r in &self.anchored {
-                        self.confirm(r, hay, lo, hi, lo, hi, &mut out);
+                        self.confirm(r, hay, (lo, hi), (lo, hi), segmented, &mut out);
                     }
                 }
             }
@@ -1073,7 +1105,7 @@ impl Redactor {
     }
 
     /// Sort and merge windows per rule, then confirm each merged window once.
-    fn confirm_windows(&self, wins: &mut [Win], hay: &[u8], out: &mut Vec<Cand>) {
+    fn confirm_windows(&self, wins: &mut [Win], hay: &[u8], segmented: bool, out: &mut Vec<Cand>) {
         wins.sort_unstable();
         let mut i = 0;
         while i < wins.len() {
@@ -1085,35 +1117,46 @@ impl Redactor {
                 lhi = lhi.max(wins[j].4);
                 j += 1;
             }
-            self.confirm(r, hay, s, e, llo, lhi, out);
+            self.confirm(r, hay, (s, e), (llo, lhi), segmented, out);
             i = j;
         }
     }
 
-    /// Run rule `r` over the window `[ws, we)`, growing it (within `[lo, hi)`) when an
+    /// Run rule `r` over the window `(ws, we)`, growing it (within `(lo, hi)`) when an
     /// unbounded match touches an edge. Pushes confirmed secret spans.
-    #[allow(clippy::too_many_arguments)]
+    ///
+    /// In a `segmented` haystack (JSON mode's scan buffer) the window is searched piece by
+    /// piece, a piece ending at each [`SEGMENT_MARK`]: no match, context included, crosses
+    /// from one decoded value into the next. Dropping such matches afterwards would not do:
+    /// one that starts in a value and runs into the next key hides, by leftmost-first
+    /// matching, a match that starts inside that key.
     fn confirm(
         &self,
         r: u32,
         hay: &[u8],
-        mut ws: usize,
-        mut we: usize,
-        lo: usize,
-        hi: usize,
+        (mut ws, mut we): (usize, usize),
+        (lo, hi): (usize, usize),
+        segmented: bool,
         out: &mut Vec<Cand>,
     ) {
         let rule = &self.rules[r as usize];
         let c = match rule.compiled() {
             Ok(c) => c,
             Err(_) => {
-                // A rule that cannot compile fails closed: the whole window is a finding.
-                out.push(Cand {
-                    start: ws,
-                    end: we,
-                    rule: r,
-                    ctx: ws,
-                });
+                // A rule that cannot compile fails closed: the whole window (each piece of
+                // it) is a finding.
+                let mut from = ws;
+                while from < we {
+                    let to = piece_end(hay, from, we, segmented);
+                    if to > from {
+                        out.push(Cand {
+                            start: from,
+                            end: to,
+                            rule: r,
+                        });
+                    }
+                    from = to + 1;
+                }
                 return;
             }
         };
@@ -1123,27 +1166,34 @@ impl Redactor {
         let mut caps = rule.spec.capture.map(|_| c.re.capture_locations());
         'outer: loop {
             out.truncate(mark);
-            let h = &hay[..we];
             let mut pos = ws;
-            while pos <= we {
-                let (ms, me, ss, se) = if let (Some(g), Some(caps)) = (rule.spec.capture, &mut caps)
-                {
-                    match c.re.captures_read_at(caps, h, pos) {
-                        None => break,
-                        Some(m) => {
-                            // the capture group, or the first later group that took part
-                            // (`"(…)"|'(…)'|(…)`: one secret, several quotings)
-                            match (g..caps.len()).find_map(|i| caps.get(i)) {
-                                Some((s, e)) => (m.start(), m.end(), s, e),
-                                None => (m.start(), m.end(), m.end(), m.end()),
-                            }
+            let mut end = piece_end(hay, pos, we, segmented);
+            loop {
+                if pos > end {
+                    if end >= we {
+                        break;
+                    }
+                    pos = end + 1;
+                    end = piece_end(hay, pos, we, segmented);
+                }
+                let h = &hay[..end];
+                let found = if let (Some(g), Some(caps)) = (rule.spec.capture, &mut caps) {
+                    c.re.captures_read_at(caps, h, pos).map(|m| {
+                        // the capture group, or the first later group that took part
+                        // (`"(…)"|'(…)'|(…)`: one secret, several quotings)
+                        match (g..caps.len()).find_map(|i| caps.get(i)) {
+                            Some((s, e)) => (m.start(), m.end(), s, e),
+                            None => (m.start(), m.end(), m.end(), m.end()),
                         }
-                    }
+                    })
                 } else {
-                    match c.re.find_at(h, pos) {
-                        None => break,
-                        Some(m) => (m.start(), m.end(), m.start(), m.end()),
-                    }
+                    c.re.find_at(h, pos)
+                        .map(|m| (m.start(), m.end(), m.start(), m.end()))
+                };
+                let Some((ms, me, ss, se)) = found else {
+                    // the rest of this piece holds no match: on to the next
+                    pos = end + 1;
+                    continue;
                 };
                 if !c.bounded
                     && grow < MAX_WINDOW
@@ -1165,12 +1215,10 @@ impl Redactor {
                         Verdict::Reject => u32::MAX - 2,
                     };
                     if rule != u32::MAX - 2 {
-                        let start = floor_char(hay, ss);
                         out.push(Cand {
-                            start,
+                            start: floor_char(hay, ss),
                             end: ceil_char(hay, se),
                             rule,
-                            ctx: ms.min(start),
                         });
                     }
                 }
@@ -1401,6 +1449,22 @@ impl Redactor {
     }
 }
 
+/// The byte that ends each segment of a `segmented` haystack (JSON mode's scan buffer): never
+/// part of UTF-8 text, so never part of a decoded value, and no match crosses it.
+pub(crate) const SEGMENT_MARK: u8 = 0xFF;
+
+/// Where the piece of `hay` that starts at `from` ends: at the next [`SEGMENT_MARK`] before
+/// `to` in a `segmented` haystack, else at `to`.
+fn piece_end(hay: &[u8], from: usize, to: usize, segmented: bool) -> usize {
+    match segmented {
+        true => hay
+            .get(from..to)
+            .and_then(|w| memchr::memchr(SEGMENT_MARK, w))
+            .map_or(to, |k| from + k),
+        false => to,
+    }
+}
+
 /// Redaction passes after the first before new matches are widened (see
 /// [`Redactor::fixed_point`]). Each rescans only around the replacements the pass before
 /// added, so a pass costs little; a chain of matches that each appear only once the one
@@ -1419,12 +1483,10 @@ struct Replaced {
 fn widen(hay: &[u8], c: Cand, reach: usize, keep: &impl Fn(&Cand) -> bool) -> Cand {
     let mut r = reach.min(hay.len());
     while r > 0 {
-        let start = floor_char(hay, c.start.saturating_sub(r));
         let w = Cand {
-            start,
+            start: floor_char(hay, c.start.saturating_sub(r)),
             end: ceil_char(hay, c.end.saturating_add(r).min(hay.len())),
             rule: c.rule,
-            ctx: c.ctx.min(start),
         };
         if keep(&w) {
             return w;

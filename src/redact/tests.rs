@@ -741,8 +741,8 @@ fn fuzz_finding_chain_of_overlapping_addresses_is_redacted_whole() {
 /// 555 k executions on d090016): a value ending in `Authorization: Bearer ` made the next
 /// key a bearer token. JSON mode scans values and keys as segments of one buffer, and the
 /// rule's `\s+` crossed the separator; only the secret's span was checked to lie in one
-/// segment. Now the match's context must start in the secret's own segment too (or in the
-/// separator before it, as a line-start anchor may).
+/// segment. Now no match crosses a segment's end (`SEGMENT_MARK`): dropping crossing
+/// matches afterwards would lose the ones they hid (the last loop).
 #[test]
 fn fuzz_finding_context_from_the_previous_value_does_not_reach_the_next_key() {
     let r = shipped(crate::Hook::TransformToolResult);
@@ -768,4 +768,86 @@ fn fuzz_finding_context_from_the_previous_value_does_not_reach_the_next_key() {
         let out = r.redact(&text).text.into_owned();
         assert!(!out.contains(key), "{key} left in {out}");
     }
+    // a match from one value into the next would start before, and so hide, the one inside
+    for (text, secret) in [
+        (
+            r#"{"a": "token: ", "token: ghx7Kq2mZp9LwR4tYv8N3bJcFh6D": 1}"#,
+            "ghx7Kq2mZp9LwR4tYv8N3bJcFh6D",
+        ),
+        (
+            r#"{"a": "password = ", "password = Xk9mP2vL7qR4tW8zN5": 1}"#,
+            "Xk9mP2vL7qR4tW8zN5",
+        ),
+        (
+            r#"["password: ", "password: Xk9mP2vL7qR4tW8zN5"]"#,
+            "Xk9mP2vL7qR4tW8zN5",
+        ),
+    ] {
+        let out = r.redact(text).text.into_owned();
+        assert!(!out.contains(secret), "{secret} left in {out}");
+        assert_fuzz_invariants(crate::Hook::TransformToolResult, text);
+    }
+}
+
+/// Fuzz finding `redact-json-long-key-context` (`redact` target, 1.08 M executions on
+/// 1529ed4): JSON mode was not idempotent. A key holding a rule keyword makes a second,
+/// `"key": "value"` segment, so the value is judged with its key as context — but only keys
+/// up to 130 bytes did. A 190-byte key with three addresses was redacted to 85 bytes, so the
+/// second pass judged the value in context and redacted what the first had left. A key now
+/// decides the same before and after its redaction: any length, decoded (its escapes are
+/// re-encoded), and keywords inside a placeholder (`[REDACTED:secret]`) do not count.
+#[test]
+fn fuzz_finding_a_key_is_context_the_same_before_and_after_redaction() {
+    let r = shipped(crate::Hook::TransformToolResult);
+    let value =
+        r#"--D token: ntn_KYOfnqDZvin_api_key = \"96b2fb66-2d2e-9f5c-b900-0ib0df before Friday"#;
+    let long = format!(
+        "{}x@example.com okput",
+        "outle.co55p5w9a52x@example.com-".repeat(6)
+    );
+    for key in [
+        long.as_str(),
+        "a@example.com-b@example.com-c@example.com",
+        "x\\u0078oxp_note",
+        "[REDACTED:secret] note",
+    ] {
+        let text = format!(r#"{{"{key}": "{value}", "exit_code": 0}}"#);
+        let once = r.redact(&text).text.into_owned();
+        assert_eq!(r.redact(&once).text, once, "not idempotent: {text}");
+        assert_fuzz_invariants(crate::Hook::TransformToolResult, &text);
+    }
+    // the finding's own input
+    let text = r#"{"outle.co55p5w9a52x@exampl555555HjR89u0QiE9671vw0a52x@ple.c\u0042xoxpttoxoxp-xinpm_ttU+a8ie.comFttoxoxp-55555555HjR89u0QiE9671vw0a52x@ple.c\u0042xoxpttoxoxp-xinpm_ttU+a8ixitt8iL8iL2Qht@http@example.comsho//:okput": "--D token: ntn_KYOfnqDZvin_api_key = \"96b2fb66-2d2e-9f5c-b900-0ib0df-----BEGIN otate the key ending in .PRIVATE KEY-----..8T before Friday", "exit_code": 0, "items": ["client_secyIUCWquvdmfTYPR"], "meta": {"n": 60}}"#;
+    assert_fuzz_invariants(crate::Hook::TransformToolResult, text);
+}
+
+/// A rule whose context crosses anything (`[^"]*`, as a policy author may write) still never
+/// joins two JSON values: the scan buffer is cut into pieces at each segment's end, so the
+/// match that would run from one value into the next neither fires nor hides the match that
+/// lies wholly inside the next value (dropping crossing matches afterwards would lose it).
+#[test]
+fn json_matches_never_cross_from_one_value_into_the_next() {
+    let mut spec = label(
+        "secret.ticket",
+        r#"ticket[^"]*?:\s*([A-Za-z0-9]{12,})"#,
+        "[REDACTED:ticket]",
+    );
+    spec.capture = Some(1);
+    spec.keywords = vec!["ticket".into()];
+    let r = Redactor::new(vec![spec]).unwrap();
+    // in one text the rule fires across lines
+    assert!(r.is_sensitive("ticket\nref: A1b2C3d4E5f6G7"));
+    // across two values it does not
+    let out = r
+        .redact(r#"["ticket", "ref: A1b2C3d4E5f6G7"]"#)
+        .text
+        .into_owned();
+    assert_eq!(out, r#"["ticket", "ref: A1b2C3d4E5f6G7"]"#);
+    // and the crossing match (`ticket` in the first value, up to `:` in the second) does
+    // not hide the match inside the second value
+    let out = r
+        .redact(r#"["ticket", "ticket x: A1b2C3d4E5f6G7"]"#)
+        .text
+        .into_owned();
+    assert_eq!(out, r#"["ticket", "ticket x: [REDACTED:ticket]"]"#);
 }
