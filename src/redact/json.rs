@@ -2,15 +2,17 @@
 //!
 //! One pass over the document validates it and collects *segments* into a scan buffer:
 //! - every string value, decoded (escapes resolved), exactly as text mode would see it;
-//! - for a member whose key holds a keyword of some rule, a second, key-context segment
-//!   `"key": "value"` (so rules that need the key, e.g. `"password": "…"`, still fire);
+//! - for a member whose key, decoded, holds a keyword of some rule (outside placeholders), a
+//!   second, key-context segment `"key": "value"` (so rules that need the key, e.g.
+//!   `"password": "…"`, still fire);
 //! - every object key of at least [`MIN_KEY`] bytes (a secret used as a key is redacted too);
 //! - every number of at least [`MIN_NUM`] characters (a card number stored as a number).
 //!
-//! Segments are separated by a line holding only [`SEGMENT_MARK`], a byte no UTF-8 text holds;
-//! the detectors never match across it (each segment starts and ends a line, as a whole value
-//! in text mode does), a candidate outside any one segment is dropped, and one inside a
-//! key-context segment is clipped to the value part. The buffer is
+//! Segments are separated by a line holding only [`SEGMENT_MARK`], a byte no UTF-8 text holds,
+//! and the detectors never match across it: each segment is searched as if it were the text
+//! (but for a line break on either side: multi-line `^`/`$` match at its start and end, while
+//! `\A` and `\z` do not). A candidate is cut to its segment, and one inside a key-context
+//! segment to the value part. The buffer is
 //! scanned and applied in batches of about [`BATCH`] bytes, so memory stays proportional to
 //! the input and the output, never to the number of values. A string value that is itself a
 //! JSON document (after leading white space, `{` or `[` and it parses) is redacted
@@ -79,6 +81,21 @@ struct Seg {
 fn seg_of<'s>(segs: &'s [Seg], c: &Cand) -> Option<&'s Seg> {
     let g = segs.get(segs.partition_point(|g| g.end <= c.start))?;
     (c.start >= g.start && c.end <= g.end).then_some(g)
+}
+
+/// `c` cut to the segment it belongs to (the first that ends after `c` starts: `c` may start
+/// in the separator before it); `None` if nothing of it is left. No match crosses a
+/// segment's end ([`Redactor::confirm`] searches piece by piece), so this trims only bytes of
+/// a separator, or of a key-context segment's closing quote — and cuts the window a rule
+/// that cannot compile reports whole, which must be redacted, not dropped.
+fn clip(segs: &[Seg], c: Cand) -> Option<Cand> {
+    let g = segs.get(segs.partition_point(|g| g.end <= c.start))?;
+    let (start, end) = (c.start.max(g.start), c.end.min(g.end));
+    (start < end).then_some(Cand {
+        start,
+        end,
+        rule: c.rule,
+    })
 }
 
 struct Walk<'a, 'r> {
@@ -546,7 +563,7 @@ impl<'a> Walk<'a, '_> {
         // the same fixed point as text mode (see `Redactor::fixed_point`), over the segments,
         // of the matches that stay inside one segment
         let segs = &self.segs;
-        let cands = rd.fixed_point_within(&self.buf, self.known, |c| seg_of(segs, c).is_some());
+        let cands = rd.fixed_point_within(&self.buf, self.known, |c| clip(segs, c));
         // per token: candidates in decoded-value offsets
         let mut per: Vec<(usize, Cand)> = Vec::new();
         for c in cands {

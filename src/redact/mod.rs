@@ -686,20 +686,20 @@ impl Redactor {
     /// A later pass scans only the stretches around the replacements the pass before added
     /// ([`Self::rescan`]), so on text with few findings it costs a small fraction of the first.
     pub(crate) fn fixed_point(&self, hay: &[u8], known: Option<&KnownValues>) -> Vec<Cand> {
-        self.fixed_point_in(hay, known, false, |_| true)
+        self.fixed_point_in(hay, known, false, Some)
     }
 
     /// [`Self::fixed_point`] over JSON mode's scan buffer: segments (decoded values, keys)
-    /// separated by [`SEGMENT_MARK`], which no match crosses (see [`Self::confirm`]), and
-    /// candidates that `keep` accepts (a secret inside one segment), dropped before they are
-    /// merged: merged with a match inside a value, a stray one would take it along.
+    /// separated by [`SEGMENT_MARK`], which no match crosses (see [`Self::confirm`]). Each
+    /// candidate is cut by `clip` to the one segment it belongs to before it is merged (a
+    /// span that reaches into a separator would merge with the next value's match).
     pub(crate) fn fixed_point_within(
         &self,
         hay: &[u8],
         known: Option<&KnownValues>,
-        keep: impl Fn(&Cand) -> bool,
+        clip: impl Fn(Cand) -> Option<Cand>,
     ) -> Vec<Cand> {
-        self.fixed_point_in(hay, known, true, keep)
+        self.fixed_point_in(hay, known, true, clip)
     }
 
     /// The fixed point, over a `segmented` haystack or not.
@@ -708,12 +708,12 @@ impl Redactor {
         hay: &[u8],
         known: Option<&KnownValues>,
         segmented: bool,
-        keep: impl Fn(&Cand) -> bool,
+        clip: impl Fn(Cand) -> Option<Cand>,
     ) -> Vec<Cand> {
         let mut merged = merge(
             self.hay_candidates(hay, known, segmented)
                 .into_iter()
-                .filter(&keep)
+                .filter_map(&clip)
                 .collect(),
         );
         let reach = self.overlap.max(known.map_or(0, |k| k.longest() + 1));
@@ -724,7 +724,7 @@ impl Redactor {
         // a chain of matches that each appear only once the one before is replaced takes a
         // pass per link; past MAX_PASSES each new match is widened on either side by `reach`
         // bytes, doubling every pass (fail closed: over-redaction), so any chain ends within
-        // a few more passes; should it not, the last pass's matches take all `keep` allows
+        // a few more passes; should it not, the last pass's matches take all `clip` allows
         let mut last: Vec<Cand> = Vec::new();
         let mut settled = false;
         for pass in 0..MAX_PASSES + usize::BITS as usize {
@@ -759,16 +759,14 @@ impl Redactor {
                     end: map_back(&map, c.end, true),
                     rule: c.rule,
                 };
-                if keep(&c) {
-                    last.push(c);
-                }
+                last.extend(clip(c));
             }
             let grow = pass
                 .checked_sub(MAX_PASSES)
                 .map(|k| reach.saturating_mul(1 << k.min(16)));
             merged.extend(
                 last.iter()
-                    .map(|&c| grow.map_or(c, |g| widen(hay, c, g, &keep))),
+                    .map(|&c| grow.map_or(c, |g| widen(hay, c, g, &clip))),
             );
             merged = merge(merged);
             if merged == before {
@@ -777,7 +775,7 @@ impl Redactor {
             }
         }
         if !settled {
-            merged.extend(last.iter().map(|&c| widen(hay, c, hay.len(), &keep)));
+            merged.extend(last.iter().map(|&c| widen(hay, c, hay.len(), &clip)));
             merged = merge(merged);
         }
         merged
@@ -1338,12 +1336,15 @@ impl Redactor {
             let a = lo + m.start();
             let mut b = lo + m.end();
             if m.pattern().as_usize() >= nplain {
-                // numbered prefix `[NAME_`: the placeholder runs to the next `]`
-                b = win[m.end()..]
+                // numbered prefix `[NAME_`: a placeholder only with its number and `]`
+                let digits = win[m.end()..]
                     .iter()
-                    .position(|&c| c == b']')
-                    .map(|e| lo + m.end() + e + 1)
-                    .unwrap_or(b);
+                    .take_while(|c| c.is_ascii_digit())
+                    .count();
+                if digits == 0 || win.get(m.end() + digits) != Some(&b']') {
+                    continue;
+                }
+                b += digits + 1;
             }
             if a < se && b > ss {
                 return true;
@@ -1478,9 +1479,9 @@ struct Replaced {
     input: (usize, usize),
 }
 
-/// `c` with up to `reach` bytes on either side, as much as `keep` accepts (a JSON value's
+/// `c` with up to `reach` bytes on either side, as much as `clip` leaves whole (a JSON value's
 /// match must stay inside its value).
-fn widen(hay: &[u8], c: Cand, reach: usize, keep: &impl Fn(&Cand) -> bool) -> Cand {
+fn widen(hay: &[u8], c: Cand, reach: usize, clip: &impl Fn(Cand) -> Option<Cand>) -> Cand {
     let mut r = reach.min(hay.len());
     while r > 0 {
         let w = Cand {
@@ -1488,7 +1489,7 @@ fn widen(hay: &[u8], c: Cand, reach: usize, keep: &impl Fn(&Cand) -> bool) -> Ca
             end: ceil_char(hay, c.end.saturating_add(r).min(hay.len())),
             rule: c.rule,
         };
-        if keep(&w) {
+        if clip(w) == Some(w) {
             return w;
         }
         r /= 2;

@@ -851,3 +851,35 @@ fn json_matches_never_cross_from_one_value_into_the_next() {
         .into_owned();
     assert_eq!(out, r#"["ticket", "ticket x: [REDACTED:ticket]"]"#);
 }
+
+/// A rule whose regex cannot be built (here: past the size limit) fails closed in every
+/// mode: the window it would have searched is redacted whole — in JSON mode cut to each
+/// value it covers, never dropped for reaching into the separator between values.
+#[test]
+fn a_rule_that_cannot_compile_redacts_its_window_in_json_mode_too() {
+    let mut spec = label("big", r"tok\p{L}{5000}", "[REDACTED:big]");
+    spec.keywords = vec!["tok".into()];
+    let r = Redactor::new(vec![spec]).unwrap();
+    assert!(!r.redact_text("x tok abc").text.contains("tok abc"));
+    for doc in [
+        r#"["tok abc"]"#,
+        r#"["tok abc", "second value", {"k": "tok"}]"#,
+        r#"{"note": "tok abc", "password": "tok"}"#,
+    ] {
+        let out = r.redact(doc).text.into_owned();
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert!(!out.contains("tok"), "{doc} came out as {v}");
+    }
+}
+
+/// Only a whole numbered placeholder (`[EMAIL_12]`) is one: `[EMAIL_` followed by other text
+/// up to some later `]` is input like any other, so what it holds is redacted, and whether a
+/// keyword in it counts (JSON key context) cannot change when a later `]` is inserted.
+#[test]
+fn only_a_whole_numbered_placeholder_is_a_placeholder() {
+    let r = small();
+    let out = r.redact_text("[EMAIL_ bob@example.com] and [EMAIL_7]");
+    assert_eq!(out.text, "[EMAIL_ [EMAIL_1]] and [EMAIL_7]");
+    assert!(r.has_keyword(b"[EMAIL_ password]"));
+    assert!(!r.has_keyword(b"[REDACTED:password] [EMAIL_3]"));
+}
