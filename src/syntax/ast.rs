@@ -525,7 +525,12 @@ impl<'de> Deserialize<'de> for Scalar {
             Ok(match BareScalar::deserialize(d)? {
                 BareScalar::Null(()) => Scalar::Null,
                 BareScalar::Bool(b) => Scalar::Bool(b),
-                BareScalar::Num(n) => Scalar::Num(n),
+                BareScalar::Num(n) if Scalar::writable(&n) => Scalar::Num(n),
+                BareScalar::Num(n) => {
+                    return Err(serde::de::Error::custom(format!(
+                        "number {n} out of range: {NUMBER_RANGE}"
+                    )))
+                }
                 BareScalar::Str(s) => Scalar::Str(s),
             })
         } else {
@@ -539,7 +544,18 @@ impl<'de> Deserialize<'de> for Scalar {
     }
 }
 
+/// What a policy's number may be (the message of a number that is not).
+pub(crate) const NUMBER_RANGE: &str =
+    "an integer must fit in 64 bits, a decimal between about 1e-5 and 1e16";
+
 impl Scalar {
+    /// Can the formatter write `n` back in the grammar (`-?digits(.digits)?`)? An integer
+    /// that fits in 64 bits, or a decimal whose nearest f64 prints without an exponent
+    /// (73 sevens become `7.777777777777778e72`, which no policy text can hold).
+    pub(crate) fn writable(n: &serde_json::Number) -> bool {
+        n.is_i64() || n.is_u64() || !n.to_string().contains(['e', 'E'])
+    }
+
     /// The string, if this is one.
     pub fn as_str(&self) -> Option<&str> {
         match self {

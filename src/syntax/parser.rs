@@ -855,11 +855,12 @@ impl Builder<'_> {
     fn scalar(&mut self, p: Pair<Rule>) -> Scalar {
         match p.as_rule() {
             Rule::string => Scalar::Str(self.string(p)),
+            // kept only if the formatter can write it back (see `Scalar::writable`)
             Rule::number => match p.as_str().parse::<serde_json::Number>() {
-                Ok(n) => Scalar::Num(n),
-                Err(_) => {
+                Ok(n) if Scalar::writable(&n) => Scalar::Num(n),
+                _ => {
                     let span = self.span(&p);
-                    self.error(span, "number out of range".into());
+                    self.error(span, format!("number out of range: {NUMBER_RANGE}"));
                     Scalar::Null
                 }
             },
@@ -1009,6 +1010,49 @@ exempt git.force_push when args.command contains "--force-with-lease" because "o
         let Item::Rule(r) = &f.items[1] else { panic!() };
         assert_eq!(r.id.node, "git.force_push");
         assert!(matches!(r.when, Some(Cond::And(ref v)) if v.len() == 2));
+    }
+
+    /// Fuzz finding `policy-number-the-formatter-cannot-write` (`policy` target, 684 k
+    /// executions on c775ea7): a 73-digit number in a list parsed to the f64
+    /// `7.777777777777778e72`, which the formatter wrote back in a form the grammar rejects.
+    /// A number the formatter cannot write back is an error; every accepted one round-trips.
+    #[test]
+    fn a_number_is_accepted_only_if_it_prints_back() {
+        for bad in [
+            "7".repeat(73),
+            "18446744073709551616".into(),
+            "0.000001".into(),
+        ] {
+            let (_, d) = parse_str(&format!("list l = [\"a\", {bad}]"));
+            assert!(
+                d.iter()
+                    .any(|d| d.message.starts_with("number out of range")),
+                "{bad}: {d:?}"
+            );
+        }
+        for good in [
+            "0",
+            "-9223372036854775808",
+            "18446744073709551615",
+            "0.00001",
+            "1234567890123456.5",
+            "2.5",
+        ] {
+            let text = format!("list l = [\"a\", {good}]");
+            let (f, d) = parse_str(&text);
+            assert!(d.is_empty(), "{good}: {d:?}");
+            let (back, d) = parse_str(&crate::syntax::print::print(&f));
+            assert!(d.is_empty(), "{good} printed back: {d:?}");
+            assert_eq!(back.items, f.items, "{good}");
+        }
+        // the YAML form holds the same numbers, no others
+        let (f, _) = parse_str("list l = [\"a\", 7]");
+        let yaml = crate::syntax::to_yaml(&f).unwrap();
+        assert!(crate::syntax::from_yaml(&yaml).is_ok());
+        let huge = yaml.replacen("- 7", &format!("- {}", "7".repeat(73)), 1);
+        assert_ne!(huge, yaml);
+        let e = crate::syntax::from_yaml(&huge).unwrap_err();
+        assert!(format!("{e}").contains("out of range"), "{e}");
     }
 
     #[test]
