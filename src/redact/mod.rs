@@ -8,7 +8,9 @@
 //!    side (from `Hir::properties().maximum_len()`, capped at [`BOUNDED_CAP`]); rules whose
 //!    regex is unbounded use [`UNBOUNDED_WINDOW`] and grow the window (doubling, up to
 //!    [`MAX_WINDOW`]) when a match touches its edge. Windows are merged per rule, and only
-//!    windows are searched by the rule's regex — no rule ever scans the whole text.
+//!    windows are searched by the rule's regex — no rule ever scans the whole text. A rule
+//!    whose every match starts at its keyword opens a window only where a match can start
+//!    (first a table lookup per offset, `profile.rs`, then an anchored regex).
 //! 3. Rules without any usable literal run as one multi-pattern pass: a single alternation
 //!    regex of all of them finds anchor positions, and each keywordless rule is then confirmed
 //!    only in a window around each anchor (the same window / merge machinery as keywords).
@@ -26,13 +28,14 @@
 //! Over 800 lines on purpose: the `Redactor` (build, keyword pass, windows,
 //! confirmation, merge, replacement passes) is one `impl` over one compiled state; the
 //! separable parts already have their own files (`gate`, `json`, `known`, `lanes`, `literals`,
-//! `stream`, `validate`, `tests`).
+//! `profile`, `stream`, `validate`, `tests`).
 
 mod gate;
 mod json;
 mod known;
 mod lanes;
 mod literals;
+mod profile;
 mod stream;
 mod validate;
 
@@ -266,10 +269,21 @@ struct Rule {
     /// only opens a window if this look-free, `\A`-anchored form of the regex matches
     /// `hay[ms..ms + max_len]` (a superset of "some match starts at `ms`").
     start_check: Option<String>,
+    /// With `start_check`: the bytes a match can hold at its first offsets, a cheaper sound
+    /// check asked first (see `profile.rs`).
+    start_profile: Option<profile::Profile>,
     compiled: OnceLock<Result<Compiled, String>>,
 }
 
 impl Rule {
+    /// How far from its hit a window of this rule may reach (growing included).
+    fn reach(&self) -> usize {
+        match self.max_len {
+            Some(m) if m <= BOUNDED_CAP => m.max(1),
+            _ => MAX_WINDOW,
+        }
+    }
+
     fn compiled(&self) -> &Result<Compiled, String> {
         self.compiled.get_or_init(|| {
             let re = build_regex(&self.spec.regex, self.unicode)?;
@@ -309,6 +323,8 @@ pub struct Redactor {
     ac: Option<aho_corasick::dfa::DFA>,
     /// AC pattern index -> rules anchored on it
     kw_rules: Vec<Vec<u32>>,
+    /// AC pattern index -> the farthest reach of its rules (see [`HitLine`])
+    kw_reach: Vec<usize>,
     kw_list: Vec<Vec<u8>>,
     keywordless: Vec<u32>,
     /// keywordless rules searched only inside runs of their alphabet (see `gate.rs`)
@@ -380,16 +396,24 @@ enum Verdict {
 /// A search window: (rule, start, end, lowest start it may grow to, highest end).
 type Win = (u32, usize, usize, usize, usize);
 
-/// The window around a hit `[ms, me)` of `rule` inside `[lo, hi)` (rule slot left 0): the
+/// The window around a hit `hit` of `rule` inside `[lo, hi)` (rule slot left 0): the
 /// rule's maximum length on each side, and never more line breaks away than a match can
 /// contain (so line-oriented rules search only the hit's line).
-fn window(rule: &Rule, hay: &[u8], ms: usize, me: usize, lo: usize, hi: usize) -> Win {
-    let (side, reach) = match rule.max_len {
-        Some(m) if m <= BOUNDED_CAP => (m.max(1), m.max(1)),
-        _ => (UNBOUNDED_WINDOW, MAX_WINDOW),
-    };
+fn window(rule: &Rule, hay: &[u8], hit: &mut HitLine, lo: usize, hi: usize) -> Win {
+    let (ms, me) = (hit.ms, hit.me);
+    let reach = rule.reach();
+    let side = reach.min(UNBOUNDED_WINDOW);
     let (mut llo, mut lhi) = (ms.saturating_sub(reach).max(lo), (me + reach).min(hi));
-    if let Some(nl) = rule.nl_budget {
+    if rule.nl_budget == Some(0) {
+        // the hit's own line, found once for all the rules of the keyword
+        let (prev, next) = hit.line(hay, lo, hi);
+        if let Some(q) = prev {
+            llo = llo.max(q + 1);
+        }
+        if let Some(q) = next {
+            lhi = lhi.min(q + 1);
+        }
+    } else if let Some(nl) = rule.nl_budget {
         // start: just after the (nl+1)-th '\n' before ms
         let mut p = ms;
         for _ in 0..=nl {
@@ -424,6 +448,30 @@ fn window(rule: &Rule, hay: &[u8], ms: usize, me: usize, lo: usize, hi: usize) -
     let s = ms.saturating_sub(side).max(llo);
     let e = (me + side).min(lhi);
     (0, s, e, llo.min(s), lhi.max(e))
+}
+
+/// A keyword hit and, once a rule asked for it, the line around it: the nearest `\n` before
+/// `ms` and at or after `me`, each looked for up to `reach` bytes away (the farthest any rule
+/// of the keyword reaches, so a rule's clamp comes out as if it had searched its own reach).
+struct HitLine {
+    ms: usize,
+    me: usize,
+    reach: usize,
+    line: Option<(Option<usize>, Option<usize>)>,
+}
+
+impl HitLine {
+    fn line(&mut self, hay: &[u8], lo: usize, hi: usize) -> (Option<usize>, Option<usize>) {
+        let (ms, me, reach) = (self.ms, self.me, self.reach);
+        *self.line.get_or_insert_with(|| {
+            let from = ms.saturating_sub(reach).max(lo);
+            let to = (me + reach).min(hi);
+            (
+                memchr::memrchr(b'\n', &hay[from..ms]).map(|i| from + i),
+                memchr::memchr(b'\n', &hay[me.min(to)..to]).map(|i| me + i),
+            )
+        })
+    }
 }
 
 /// Per-input numbering state for `Numbered` replacements. Keys are hashes of the values, so
@@ -535,6 +583,10 @@ impl Redactor {
                 && matches!(max_len, Some(m) if m <= BOUNDED_CAP)
                 && literals::prefix_set(&hir).as_ref() == Some(&kws))
             .then(|| format!(r"\A(?:{})", gate::strip_looks(&hir)));
+            let start_profile = match start_check {
+                Some(_) if !unicode => profile::Profile::new(&hir),
+                _ => None,
+            };
             for k in kws {
                 let idx = *kw_index.entry(k.clone()).or_insert_with(|| {
                     kw_list.push(k);
@@ -564,6 +616,7 @@ impl Redactor {
                 nl_budget,
                 kw_upper,
                 start_check,
+                start_profile,
                 compiled: OnceLock::new(),
             });
         }
@@ -605,10 +658,20 @@ impl Redactor {
                     })?,
             )
         };
+        let kw_reach = kw_rules
+            .iter()
+            .map(|rs| {
+                rs.iter()
+                    .map(|&r| rules[r as usize].reach())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
         Ok(Redactor {
             rules,
             ac,
             kw_rules,
+            kw_reach,
             kw_list,
             keywordless,
             gated,
@@ -1020,6 +1083,12 @@ impl Redactor {
             let mut wins: Vec<Win> = Vec::new();
             let mut on_hit = |pat: usize, ms: usize, me: usize| {
                 let mut lower: Option<bool> = None;
+                let mut hit = HitLine {
+                    ms,
+                    me,
+                    reach: self.kw_reach[pat],
+                    line: None,
+                };
                 for &r in &self.kw_rules[pat] {
                     let rule = &self.rules[r as usize];
                     if rule.kw_upper
@@ -1027,6 +1096,11 @@ impl Redactor {
                             .get_or_insert_with(|| hay[ms..me].iter().any(u8::is_ascii_lowercase))
                     {
                         continue;
+                    }
+                    if let Some(p) = &rule.start_profile {
+                        if !p.admits(region, ms) {
+                            continue;
+                        }
                     }
                     if rule.start_check.is_some() {
                         if let (
@@ -1041,7 +1115,7 @@ impl Redactor {
                             }
                         }
                     }
-                    wins.push(window(rule, hay, ms, me, lo, hi));
+                    wins.push(window(rule, hay, &mut hit, lo, hi));
                     wins.last_mut().unwrap().0 = r;
                 }
             };
@@ -1085,7 +1159,13 @@ impl Redactor {
                         let (ms, me) = (m.start() + lo, m.end() + lo);
                         for &r in &self.anchored {
                             let rule = &self.rules[r as usize];
-                            wins.push(window(rule, hay, ms, me, lo, hi));
+                            let mut hit = HitLine {
+                                ms,
+                                me,
+                                reach: rule.reach(),
+                                line: None,
+                            };
+                            wins.push(window(rule, hay, &mut hit, lo, hi));
                             wins.last_mut().unwrap().0 = r;
                         }
                     }

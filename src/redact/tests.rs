@@ -883,3 +883,25 @@ fn only_a_whole_numbered_placeholder_is_a_placeholder() {
     assert!(r.has_keyword(b"[EMAIL_ password]"));
     assert!(!r.has_keyword(b"[REDACTED:password] [EMAIL_3]"));
 }
+
+/// The shipped rules that name a secret by its key (`api_key = …`, `token: …`) search only
+/// the line of their keyword hit: every match holds a keyword (so windows may be clamped, see
+/// `gate::keywords_required`) and no line break (`(?m)^`, not a class holding `\n`, starts
+/// them). These rules open a window at nearly every hit of common words (`key`, `token`), so
+/// a window of several lines made them most of the time spent on secret-dense text.
+#[test]
+fn key_named_secret_rules_search_only_the_hits_line() {
+    let r = shipped(crate::Hook::TransformToolResult);
+    for id in [
+        "secret.yaml_secret_field",
+        "secret.config_assignment",
+        "secret.generic_key_assignment",
+        "secret.generic_secret_assignment",
+        "secret.env_assignment",
+        "secret.quoted_name_value_pair",
+        "secret.cli_secret_flag",
+    ] {
+        let rule = r.rules.iter().find(|x| &*x.id == id).expect(id);
+        assert_eq!(rule.nl_budget, Some(0), "{id}");
+    }
+}
