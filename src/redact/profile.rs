@@ -16,6 +16,10 @@ use regex_syntax::hir::{Class, Hir, HirKind};
 /// Offsets profiled at most (the first bytes of a match).
 pub const PROFILE_LEN: usize = 32;
 
+/// Most nodes one profile may visit: nested repetitions revisit their parts once per round,
+/// so a policy could otherwise make this walk take exponential time. Past it, no profile.
+const WALK_BUDGET: usize = 100_000;
+
 /// A set of bytes, one bit each.
 type ByteSet = [u64; 4];
 
@@ -35,7 +39,8 @@ impl Profile {
     pub fn new(h: &Hir) -> Option<Profile> {
         let len = h.properties().minimum_len()?.min(PROFILE_LEN);
         let mut sets = [[0u64; 4]; PROFILE_LEN];
-        walk(h, 1, &mut sets)?;
+        let mut budget = WALK_BUDGET;
+        walk(h, 1, &mut sets, &mut budget)?;
         let at: Vec<(usize, ByteSet)> = sets[..len]
             .iter()
             .enumerate()
@@ -64,8 +69,19 @@ impl Profile {
 /// Marks in `sets` the bytes `h` can hold at each offset, for matches of `h` starting at any
 /// offset in `starts` (bit `j`: offset `j`; bit [`PROFILE_LEN`]: beyond the profile), and
 /// returns the offsets where those matches can end. `None` for a Unicode class (its width in
-/// bytes varies).
-fn walk(h: &Hir, starts: u64, sets: &mut [ByteSet; PROFILE_LEN]) -> Option<u64> {
+/// bytes varies) or once `budget` nodes were visited.
+fn walk(
+    h: &Hir,
+    starts: u64,
+    sets: &mut [ByteSet; PROFILE_LEN],
+    budget: &mut usize,
+) -> Option<u64> {
+    const BEYOND: u64 = 1 << PROFILE_LEN;
+    if starts & (BEYOND - 1) == 0 {
+        // only "beyond the profile" (or nothing): nothing to mark, and it stays there
+        return Some(starts);
+    }
+    *budget = budget.checked_sub(1)?;
     match h.kind() {
         HirKind::Empty | HirKind::Look(_) => Some(starts),
         HirKind::Literal(l) => {
@@ -87,15 +103,17 @@ fn walk(h: &Hir, starts: u64, sets: &mut [ByteSet; PROFILE_LEN]) -> Option<u64> 
             Some(step(starts, &set, sets))
         }
         HirKind::Class(Class::Unicode(_)) => None,
-        HirKind::Capture(c) => walk(&c.sub, starts, sets),
-        HirKind::Concat(subs) => subs.iter().try_fold(starts, |cur, s| walk(s, cur, sets)),
+        HirKind::Capture(c) => walk(&c.sub, starts, sets, budget),
+        HirKind::Concat(subs) => subs
+            .iter()
+            .try_fold(starts, |cur, s| walk(s, cur, sets, budget)),
         HirKind::Alternation(subs) => subs
             .iter()
-            .try_fold(0, |ends, s| Some(ends | walk(s, starts, sets)?)),
+            .try_fold(0, |ends, s| Some(ends | walk(s, starts, sets, budget)?)),
         HirKind::Repetition(r) => {
             let mut cur = starts;
             for _ in 0..r.min {
-                let next = walk(&r.sub, cur, sets)?;
+                let next = walk(&r.sub, cur, sets, budget)?;
                 if next == cur {
                     // nothing moves any more (all beyond the profile, or an empty sub)
                     break;
@@ -106,7 +124,7 @@ fn walk(h: &Hir, starts: u64, sets: &mut [ByteSet; PROFILE_LEN]) -> Option<u64> 
             let mut all = cur;
             let mut left = r.max.map(|m| m - r.min);
             while left != Some(0) {
-                let next = all | walk(&r.sub, all, sets)?;
+                let next = all | walk(&r.sub, all, sets, budget)?;
                 if next == all {
                     break;
                 }
@@ -165,6 +183,22 @@ mod tests {
             assert!(p.admits(s.as_bytes(), 0), "{s}");
         }
         assert!(!p.admits(b"sk-live_ABCD1234", 0));
+    }
+
+    /// Nested repetitions revisit their parts once per round; the walk stays bounded (this
+    /// test does not finish without the bound) and a regex too costly to profile gets none.
+    #[test]
+    fn nested_repetitions_stay_cheap() {
+        let mut re = String::from("a");
+        for _ in 0..60 {
+            re = format!("(?:{re}|b{{0,3}}){{1,900}}c?");
+        }
+        let _ = profile(&re);
+        let mut re = String::from("[ab]");
+        for _ in 0..70 {
+            re = format!("(?:x?{re}){{2,1000}}");
+        }
+        let _ = profile(&re);
     }
 
     #[test]
