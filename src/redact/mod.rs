@@ -59,6 +59,8 @@ pub const BOUNDED_CAP: usize = 512;
 pub const UNBOUNDED_WINDOW: usize = 1024;
 /// Largest window per side a growing window may reach; a longer match is cut there.
 pub const MAX_WINDOW: usize = 64 * 1024;
+// `window` takes a bounded rule's side as its reach capped at UNBOUNDED_WINDOW
+const _: () = assert!(BOUNDED_CAP <= UNBOUNDED_WINDOW);
 /// Regex size limits (compiled program / lazy DFA cache), per rule.
 const REGEX_SIZE_LIMIT: usize = 4 << 20;
 const DFA_SIZE_LIMIT: usize = 2 << 20;
@@ -323,7 +325,7 @@ pub struct Redactor {
     ac: Option<aho_corasick::dfa::DFA>,
     /// AC pattern index -> rules anchored on it
     kw_rules: Vec<Vec<u32>>,
-    /// AC pattern index -> the farthest reach of its rules (see [`HitLine`])
+    /// AC pattern index -> the farthest reach of its single-line rules (see [`HitLine`])
     kw_reach: Vec<usize>,
     kw_list: Vec<Vec<u8>>,
     keywordless: Vec<u32>,
@@ -662,7 +664,9 @@ impl Redactor {
             .iter()
             .map(|rs| {
                 rs.iter()
-                    .map(|&r| rules[r as usize].reach())
+                    .map(|&r| &rules[r as usize])
+                    .filter(|r| r.nl_budget == Some(0))
+                    .map(Rule::reach)
                     .max()
                     .unwrap_or(0)
             })
@@ -1097,8 +1101,9 @@ impl Redactor {
                     {
                         continue;
                     }
+                    // (a rule that cannot compile fails closed: its window opens anyway)
                     if let Some(p) = &rule.start_profile {
-                        if !p.admits(region, ms) {
+                        if !p.admits(region, ms) && rule.compiled().is_ok() {
                             continue;
                         }
                     }

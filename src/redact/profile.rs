@@ -87,6 +87,10 @@ fn walk(
         HirKind::Literal(l) => {
             let mut cur = starts;
             for &b in l.0.iter() {
+                if cur & (BEYOND - 1) == 0 {
+                    // past the profile: the rest of the literal marks nothing
+                    break;
+                }
                 let mut one = [0u64; 4];
                 one[usize::from(b >> 6)] |= 1 << (b & 63);
                 cur = step(cur, &one, sets);
