@@ -954,9 +954,10 @@ mod tests {
         assert!(required[1] > 0 && required[1] < rules, "{required:?}");
     }
 
-    /// Edge cases of the bounds (compared with the reference as above): sets right at and past [`MAX_SET`], repetitions whose next
-    /// (unused) step overflows, folding that merges class members, non-ASCII classes, deep
-    /// nesting past the walk limit, empty alternation branches.
+    /// Edge cases of the bounds (compared with the reference as above): sets right at and
+    /// past [`MAX_SET`], repetitions whose next (unused) step overflows, folding that merges
+    /// class members, non-ASCII classes, deep nesting past the walk limit, empty alternation
+    /// branches.
     #[test]
     fn edge_cases_match_the_reference() {
         let kw = |k: &[&str]| k.iter().map(|s| s.as_bytes().to_vec()).collect::<Vec<_>>();

@@ -59,7 +59,7 @@ pub const BOUNDED_CAP: usize = 512;
 pub const UNBOUNDED_WINDOW: usize = 1024;
 /// Largest window per side a growing window may reach; a longer match is cut there.
 pub const MAX_WINDOW: usize = 64 * 1024;
-// `window` takes a bounded rule's side as its reach capped at UNBOUNDED_WINDOW
+// `Rule::side` caps a bounded rule's reach at UNBOUNDED_WINDOW: it must not cut it
 const _: () = assert!(BOUNDED_CAP <= UNBOUNDED_WINDOW);
 /// Regex size limits (compiled program / lazy DFA cache), per rule.
 const REGEX_SIZE_LIMIT: usize = 4 << 20;
@@ -286,6 +286,11 @@ impl Rule {
         }
     }
 
+    /// A window's initial size per side (it grows up to [`Rule::reach`] if unbounded).
+    fn side(&self) -> usize {
+        self.reach().min(UNBOUNDED_WINDOW)
+    }
+
     fn compiled(&self) -> &Result<Compiled, String> {
         self.compiled.get_or_init(|| {
             let re = build_regex(&self.spec.regex, self.unicode)?;
@@ -299,10 +304,10 @@ impl Rule {
                         .map_err(|e| e.to_string())?,
                 )
             };
-            let (side, bounded) = match self.max_len {
-                Some(m) if m <= BOUNDED_CAP => (m.max(1), true),
-                _ => (UNBOUNDED_WINDOW, false),
-            };
+            let (side, bounded) = (
+                self.side(),
+                matches!(self.max_len, Some(m) if m <= BOUNDED_CAP),
+            );
             let start = match &self.start_check {
                 Some(src) => Some(build_regex(src, self.unicode)?),
                 None => None,
@@ -403,8 +408,7 @@ type Win = (u32, usize, usize, usize, usize);
 /// contain (so line-oriented rules search only the hit's line).
 fn window(rule: &Rule, hay: &[u8], hit: &mut HitLine, lo: usize, hi: usize) -> Win {
     let (ms, me) = (hit.ms, hit.me);
-    let reach = rule.reach();
-    let side = reach.min(UNBOUNDED_WINDOW);
+    let (reach, side) = (rule.reach(), rule.side());
     let (mut llo, mut lhi) = (ms.saturating_sub(reach).max(lo), (me + reach).min(hi));
     if rule.nl_budget == Some(0) {
         // the hit's own line, found once for all the rules of the keyword

@@ -160,14 +160,9 @@ mod tests {
     use super::*;
     use regex::bytes::Regex;
 
+    /// The profile of `re` as the redactor parses it.
     fn profile(re: &str) -> Option<Profile> {
-        let h = regex_syntax::ParserBuilder::new()
-            .unicode(false)
-            .utf8(false)
-            .build()
-            .parse(re)
-            .unwrap();
-        Profile::new(&h)
+        Profile::new(&crate::redact::parse(re, re).unwrap().0)
     }
 
     #[test]
