@@ -94,15 +94,15 @@ pub(crate) fn run(a: Args) -> i32 {
             render::human(&diags, &mut out);
             eprintln!("{}", render::summary(&diags));
         }
-        Format::Json => super::sarif::emit(
+        Format::Json => super::emit(
             &(serde_json::to_string_pretty(&render::json(&diags)).unwrap_or_default() + "\n"),
         ),
-        Format::Sarif => sarif::emit(
+        Format::Sarif => super::emit(
             &(serde_json::to_string_pretty(&sarif::log(&diags)).unwrap_or_default() + "\n"),
         ),
         Format::Github => {
             for d in &diags {
-                sarif::emit(&(sarif::github(d) + "\n"));
+                super::emit(&(sarif::github(d) + "\n"));
             }
             eprintln!("{}", render::summary(&diags));
         }

@@ -39,7 +39,7 @@ pub(crate) fn run(a: Args) -> i32 {
     let d = runtime::decide(Payload::Bytes(&bytes), PolicyRef::Loaded(&loaded), &opts);
     match d.verdict {
         Ok(verdict) => {
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&verdict).unwrap_or_default()
             );

@@ -182,9 +182,9 @@ pub(crate) fn run(a: Args) -> i32 {
                 "explanation": x,
                 "timings": timings,
             });
-            super::sarif::emit(&(serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"));
+            super::emit(&(serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"));
         }
-        Format::Human => super::sarif::emit(&human(&event, &files, &x, &timings)),
+        Format::Human => super::emit(&human(&event, &files, &x, &timings)),
     }
     EXIT_OK
 }

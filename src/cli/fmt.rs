@@ -97,6 +97,16 @@ pub(crate) fn run(a: Args) -> i32 {
             Format::Yaml => To::Yaml,
             Format::Json => To::Json,
         });
+        if to != To::Warden && !tree.comments.is_empty() {
+            // the data forms have no place for comments: say so rather than lose them quietly
+            eprintln!(
+                "warning: {}: {} comment{} not carried into the {} form (comments live only in the .warden text)",
+                path.display(),
+                tree.comments.len(),
+                if tree.comments.len() == 1 { "" } else { "s" },
+                if to == To::Yaml { "YAML" } else { "JSON" },
+            );
+        }
         let formatted = match render(&tree, to) {
             Ok(s) => s,
             Err(e) => {
@@ -108,7 +118,7 @@ pub(crate) fn run(a: Args) -> i32 {
         if a.check {
             if formatted != file.text {
                 let name = path.display().to_string();
-                print!(
+                out!(
                     "{}",
                     super::diff::unified_diff(
                         &file.text,
@@ -129,7 +139,7 @@ pub(crate) fn run(a: Args) -> i32 {
                 }
             }
         } else {
-            print!("{formatted}");
+            out!("{formatted}");
         }
     }
     status

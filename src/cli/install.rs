@@ -139,7 +139,7 @@ fn print_consent_edit(path: &Path, edit: &consent::Edit, dry_run: bool) -> Resul
     } else {
         "/dev/null"
     };
-    print!(
+    out!(
         "{}",
         unified_diff(
             edit.old_text.as_deref().unwrap_or(""),
@@ -186,29 +186,29 @@ fn run_hermes(a: &Args) -> Result<i32, Refusal> {
             }
         }
         if old.is_none() || new_text == old_text {
-            println!(
+            outln!(
                 "{}: no warden hook to remove; nothing to change.",
                 config_path.display()
             );
         } else {
-            print!(
+            out!(
                 "{}",
                 unified_diff(&old_text, &new_text, "config.yaml", "config.yaml")
             );
             if !a.dry_run {
                 write_with_backup(&config_path, &new_text, true)?;
             }
-            println!("{}: removed the warden hook{tag}.", config_path.display());
+            outln!("{}: removed the warden hook{tag}.", config_path.display());
         }
         removed.retain(|c| !c.is_empty());
         match consent::allowlist_remove(&allow_path, &EVENTS, &removed)? {
-            (0, _) | (_, None) => println!(
+            (0, _) | (_, None) => outln!(
                 "{}: no warden consent entry; nothing to change.",
                 allow_path.display()
             ),
             (n, Some(edit)) => {
                 print_consent_edit(&allow_path, &edit, a.dry_run)?;
-                println!(
+                outln!(
                     "{}: removed {n} warden consent entr{}{tag}.",
                     allow_path.display(),
                     if n == 1 { "y" } else { "ies" }
@@ -227,7 +227,7 @@ fn run_hermes(a: &Args) -> Result<i32, Refusal> {
                 v.to_string_lossy()
             );
         } else {
-            println!("Policy: the packs shipped inside warden (pass --policy to use your own).");
+            outln!("Policy: the packs shipped inside warden (pass --policy to use your own).");
         }
     }
     if regex::Regex::new(&format!("^(?:{})$", a.matcher)).is_err() {
@@ -238,21 +238,21 @@ fn run_hermes(a: &Args) -> Result<i32, Refusal> {
     }
     let host = match &a.host {
         Some(h) => {
-            println!("Host: {} (from --host).", h.name());
+            outln!("Host: {} (from --host).", h.name());
             h.clone()
         }
         None => {
             let d = version::detect(a.hermes_python.as_deref(), &home);
             match &d.version {
                 Some(v) => {
-                    println!(
+                    outln!(
                         "Host: {v}, read from {}.",
                         d.source.as_deref().unwrap_or("?")
                     );
                     v.spec()
                 }
                 None => {
-                    println!(
+                    outln!(
                         "Host: the installed Hermes version could not be read{}; writing `--host hermes` (the safe dialect: approve and modify become blocks that say what a human must do). Pass --host DIST@VERSION or --hermes-python to change it.",
                         d.source
                             .as_deref()
@@ -264,7 +264,7 @@ fn run_hermes(a: &Args) -> Result<i32, Refusal> {
             }
         }
     };
-    println!("{}", doctor::directives(host.version.as_ref()));
+    outln!("{}", doctor::directives(host.version.as_ref()));
     let exe = std::env::current_exe()
         .map_err(|e| Refusal::Io(format!("cannot find the path of this warden binary: {e}")))?;
     let command = hook_command(&exe, &policies, a.timeout, &host.name());
@@ -293,7 +293,7 @@ fn run_hermes(a: &Args) -> Result<i32, Refusal> {
         new_text = uninstall_text(&new_text, EVENTS[1])?.0;
     }
     if old.is_some() && new_text == old_text {
-        println!(
+        outln!(
             "{}: warden hook already installed; nothing to change.",
             config_path.display()
         );
@@ -308,7 +308,7 @@ fn run_hermes(a: &Args) -> Result<i32, Refusal> {
         )?;
         let verb = if old.is_some() { "updated" } else { "created" };
         let events: Vec<&str> = entries.iter().map(|e| e.event).collect();
-        println!(
+        outln!(
             "{}: {verb}{tag}, hooks on {}. Hook command: {command}",
             config_path.display(),
             events.join(" and ")
@@ -325,13 +325,13 @@ fn run_hermes(a: &Args) -> Result<i32, Refusal> {
     }
     if a.accept {
         match consent::allowlist_add(&allow_path, &pairs)? {
-            None => println!(
+            None => outln!(
                 "{}: consent already recorded; nothing to change.",
                 allow_path.display()
             ),
             Some(edit) => {
                 print_consent_edit(&allow_path, &edit, a.dry_run)?;
-                println!(
+                outln!(
                     "{}: consent recorded for this exact command on {}{tag}.",
                     allow_path.display(),
                     pairs.iter().map(|p| p.0).collect::<Vec<_>>().join(" and ")
@@ -339,9 +339,9 @@ fn run_hermes(a: &Args) -> Result<i32, Refusal> {
             }
         }
     } else if approved {
-        println!("{}: consent already recorded.", allow_path.display());
+        outln!("{}: consent already recorded.", allow_path.display());
     } else {
-        println!(
+        outln!(
             "\nConsent needed: Hermes runs a shell hook only once you approve this exact command.\n\
              Do one of:\n  \
              warden install hermes{} --accept   (records it now)\n  \
@@ -353,7 +353,7 @@ fn run_hermes(a: &Args) -> Result<i32, Refusal> {
         );
     }
     if !a.dry_run {
-        println!("Check it with: warden doctor{}", home_hint(a));
+        outln!("Check it with: warden doctor{}", home_hint(a));
     }
     Ok(super::EXIT_OK)
 }
@@ -381,22 +381,22 @@ fn run_plugin(a: &Args) -> Result<i32, Refusal> {
     if a.remove {
         let new_text = plugin_install::disable_text(&old_text)?;
         if new_text != old_text {
-            print!(
+            out!(
                 "{}",
                 unified_diff(&old_text, &new_text, "config.yaml", "config.yaml")
             );
             if !a.dry_run {
                 write_with_backup(&config_path, &new_text, true)?;
             }
-            println!("{}: plugin {name} disabled{tag}.", config_path.display());
+            outln!("{}: plugin {name} disabled{tag}.", config_path.display());
         }
         if dir.exists() {
             if !a.dry_run {
                 plugin_install::remove_files(&home)?;
             }
-            println!("{}: removed{tag}.", dir.display());
+            outln!("{}: removed{tag}.", dir.display());
         } else if new_text == old_text {
-            println!("no warden plugin to remove; nothing to change.");
+            outln!("no warden plugin to remove; nothing to change.");
         }
         return Ok(super::EXIT_OK);
     }
@@ -410,7 +410,7 @@ fn run_plugin(a: &Args) -> Result<i32, Refusal> {
     if !a.dry_run {
         plugin_install::write_files(&home, &plugin_install::serve_config(&home, &exe, &policies))?;
     }
-    println!(
+    outln!(
         "{}: plugin written{tag} (warden serve: {})",
         dir.display(),
         exe.display()
@@ -420,7 +420,7 @@ fn run_plugin(a: &Args) -> Result<i32, Refusal> {
     let enabled = plugin_install::enable_text(&old_text)?;
     let (new_text, removed) = plugin_install::remove_shell_hooks(&enabled)?;
     if new_text == old_text && old.is_some() {
-        println!(
+        outln!(
             "{}: plugin already enabled; nothing to change.",
             config_path.display()
         );
@@ -433,17 +433,17 @@ fn run_plugin(a: &Args) -> Result<i32, Refusal> {
             old.is_some(),
             a.dry_run,
         )?;
-        println!("{}: plugin {name} enabled{tag}.", config_path.display());
+        outln!("{}: plugin {name} enabled{tag}.", config_path.display());
     }
     if !removed.is_empty() {
-        println!(
+        outln!(
             "{}: warden's shell hooks removed{tag}: the plugin decides the same events (no double decisions).",
             config_path.display()
         );
         let allow_path = home.join(ALLOWLIST);
         if let (n @ 1.., Some(edit)) = plugin_install::remove_hook_consent(&home, &removed)? {
             print_consent_edit(&allow_path, &edit, a.dry_run)?;
-            println!(
+            outln!(
                 "{}: removed {n} warden consent entr{}{tag}.",
                 allow_path.display(),
                 if n == 1 { "y" } else { "ies" }
@@ -451,10 +451,10 @@ fn run_plugin(a: &Args) -> Result<i32, Refusal> {
         }
     }
     if a.accept {
-        println!("Plugins need no shell-hook consent: enabling it in config.yaml is the opt-in.");
+        outln!("Plugins need no shell-hook consent: enabling it in config.yaml is the opt-in.");
     }
     if !a.dry_run {
-        println!("Check it with: warden doctor{}", home_hint(a));
+        outln!("Check it with: warden doctor{}", home_hint(a));
     }
     Ok(super::EXIT_OK)
 }
@@ -479,7 +479,7 @@ fn show_and_write(
     dry_run: bool,
 ) -> Result<(), Refusal> {
     let from = if existed { "config.yaml" } else { "/dev/null" };
-    print!("{}", unified_diff(old_text, new_text, from, "config.yaml"));
+    out!("{}", unified_diff(old_text, new_text, from, "config.yaml"));
     if !dry_run {
         std::fs::create_dir_all(home)
             .map_err(|e| Refusal::Io(format!("cannot create {}: {e}", home.display())))?;

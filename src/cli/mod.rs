@@ -1,6 +1,17 @@
 //! The command line: one module per verb; this file holds the clap
 //! definitions and the dispatcher.
 
+/// `print!` to stdout that never panics: a closed pipe (`warden fmt … | head`) ends the
+/// output quietly (see [`emit`]).
+macro_rules! out {
+    ($($t:tt)*) => { $crate::cli::emit(&format!($($t)*)) };
+}
+
+/// `println!` to stdout that never panics (see [`out!`]).
+macro_rules! outln {
+    ($($t:tt)*) => { $crate::cli::emit(&(format!($($t)*) + "\n")) };
+}
+
 mod check;
 mod deadline;
 mod diff;
@@ -19,6 +30,14 @@ mod test;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
+
+/// Write to stdout, ignoring a closed pipe: SIGPIPE is ignored (see `main.rs`), so a write
+/// after the reader left is an error, which `print!` would turn into a panic.
+pub(crate) fn emit(s: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(s.as_bytes()).and_then(|()| out.flush());
+}
 
 /// Exit code: success.
 pub const EXIT_OK: i32 = 0;

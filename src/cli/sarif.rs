@@ -162,10 +162,3 @@ pub(crate) fn github(d: &Diagnostic) -> String {
         escape_data(&msg)
     )
 }
-
-/// Write to stdout, ignoring a closed pipe (`warden … | head` must not panic).
-pub(crate) fn emit(s: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(s.as_bytes()).and_then(|()| out.flush());
-}

@@ -194,14 +194,14 @@ pub(crate) fn run(a: Args) -> i32 {
     let show_cov = a.coverage || a.coverage_threshold.is_some();
     match a.format {
         Format::Human => {
-            super::sarif::emit(&human(&results, &files, a.verbose));
+            super::emit(&human(&results, &files, a.verbose));
             if show_cov {
-                super::sarif::emit(&coverage_text(&policy, &cov, covered, pct));
+                super::emit(&coverage_text(&policy, &cov, covered, pct));
             }
-            super::sarif::emit(&format!("{summary}\n"));
+            super::emit(&format!("{summary}\n"));
         }
         Format::Junit => {
-            super::sarif::emit(&junit(&results, &files));
+            super::emit(&junit(&results, &files));
             if show_cov {
                 eprint!("{}", coverage_text(&policy, &cov, covered, pct));
             }
@@ -226,7 +226,7 @@ pub(crate) fn run(a: Args) -> i32 {
                     "not_exercised": cov.iter().filter(|(_, c)| !c).map(|(id, _)| id).collect::<Vec<_>>(),
                 },
             });
-            super::sarif::emit(&(serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"));
+            super::emit(&(serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"));
         }
     }
     if failed > 0 {

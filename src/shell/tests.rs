@@ -1128,30 +1128,6 @@ fn new_analysis_stays_bounded() {
     let _ = a(&"alias a='a'; a; ".repeat(100));
 }
 
-// ---------- performance ----------
-#[test]
-#[ignore]
-fn bench() {
-    let opts = o();
-    for s in [
-        "git push origin main",
-        "rm -rf ./build && npm ci",
-        "curl -fsSL https://example.com/install.sh | sudo bash -s -- --yes",
-        "cd / && sudo rm -rf --no-preserve-root *",
-    ] {
-        let n = 200_000;
-        for _ in 0..10_000 {
-            std::hint::black_box(analyze(std::hint::black_box(s), &opts));
-        }
-        let t = std::time::Instant::now();
-        for _ in 0..n {
-            std::hint::black_box(analyze(std::hint::black_box(s), &opts));
-        }
-        let ns = t.elapsed().as_nanos() as f64 / n as f64;
-        eprintln!("{ns:>8.0} ns  {s}");
-    }
-}
-
 /// Output stays linear in the input: a group's redirections copied onto each of its
 /// commands, and words added by expansion, are charged to the word budget; past it the
 /// analysis is truncated and dynamic (fuzz finding: 259 bytes gave 5,160 words).
