@@ -905,3 +905,37 @@ fn key_named_secret_rules_search_only_the_hits_line() {
         assert_eq!(rule.nl_budget, Some(0), "{id}");
     }
 }
+
+/// A rule whose every match starts at its keyword is profiled (`profile.rs`), and the profile
+/// would turn most hits away before the regex runs; a rule whose regex cannot be built must
+/// not be turned away by it: its window opens anyway and is redacted whole (fail closed).
+#[test]
+fn a_profiled_rule_that_cannot_compile_still_opens_its_window() {
+    // 20,000 twelve-letter alternatives after `tok`: every match starts with `tok` and then a
+    // lower-case letter (the profile), and the NFA is past the size limit
+    let words: Vec<String> = (0..20_000u32)
+        .map(|i| {
+            let mut w = String::from("q");
+            let mut n = i;
+            for _ in 0..11 {
+                w.push((b'a' + (n % 26) as u8) as char);
+                n = n / 26 + 7;
+            }
+            w
+        })
+        .collect();
+    let spec = label(
+        "big",
+        &format!("tok(?:{})", words.join("|")),
+        "[REDACTED:big]",
+    );
+    let r = Redactor::new(vec![spec]).unwrap();
+    let rule = &r.rules[0];
+    assert!(rule.start_profile.is_some(), "the rule is profiled");
+    assert!(rule.compiled().is_err(), "the rule cannot compile");
+    // `tok` then a space: the profile alone would say no match starts here
+    let p = rule.start_profile.as_ref().unwrap();
+    assert!(!p.admits(b"tok ZZZ", 0));
+    let out = r.redact_text("x tok ZZZ y").text.into_owned();
+    assert!(!out.contains("tok"), "{out}");
+}
