@@ -61,6 +61,15 @@ pub const UNBOUNDED_WINDOW: usize = 1024;
 pub const MAX_WINDOW: usize = 64 * 1024;
 // `Rule::side` caps a bounded rule's reach at UNBOUNDED_WINDOW: it must not cut it
 const _: () = assert!(BOUNDED_CAP <= UNBOUNDED_WINDOW);
+
+thread_local! {
+    /// Set when the end of the haystack cut a match of an unbounded rule: in text mode that
+    /// end is the input's, but a streaming round's buffer ends where its lookahead does, and
+    /// text mode would have grown the window past it (up to [`MAX_WINDOW`] per side). The
+    /// stream clears it before a round and, when it is set, reads further and runs the round
+    /// again (`stream.rs`). Only the stream reads it.
+    static CUT_AT_END: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
 /// Regex size limits (compiled program / lazy DFA cache), per rule.
 const REGEX_SIZE_LIMIT: usize = 4 << 20;
 const DFA_SIZE_LIMIT: usize = 2 << 20;
@@ -920,6 +929,7 @@ impl Redactor {
             let lo = floor_char(scratch, from.saturating_sub(reach));
             let hi = ceil_char(scratch, (to + reach).min(n));
             let slice = &scratch[lo..hi];
+            let cut = CUT_AT_END.get();
             out.extend(
                 self.hay_candidates(slice, known, segmented)
                     .into_iter()
@@ -930,6 +940,10 @@ impl Redactor {
                     })
                     .filter(|c| (from..to).contains(&c.start)),
             );
+            if hi < n {
+                // the end of a stretch is not the end of the haystack
+                CUT_AT_END.set(cut);
+            }
         }
         out
     }
@@ -1282,6 +1296,10 @@ impl Redactor {
                     pos = end + 1;
                     continue;
                 };
+                if !c.bounded && me == we && we == hi && hi == hay.len() {
+                    // the haystack's end cut this match: a stream reads further (see CUT_AT_END)
+                    CUT_AT_END.set(true);
+                }
                 if !c.bounded
                     && grow < MAX_WINDOW
                     && ((ms == ws && ws > lo) || (me == we && we < hi))

@@ -10,10 +10,15 @@
 //!   (`password = "`) lies before the boundary and whose secret lies after it is still found,
 //!   and `\b` / look-behind see the real preceding bytes.
 //!
+//! A match of an unbounded rule (a value of any length: `KEY=<3 KiB of base64>`) can run past
+//! the lookahead. Text mode grows such a window up to [`MAX_WINDOW`] bytes per side; when the
+//! buffer's end cut one, the round reads up to [`STREAM_MAX_LOOKAHEAD`] more bytes and runs
+//! again, so the stream sees the whole value as text mode does (and redacts its tail too).
+//!
 //! A finding is applied in the round in which its secret *starts* inside the committed region;
 //! the commit point is extended to the end of that finding. Memory is therefore bounded by
-//! `chunk + 2 * overlap` bytes of input plus the output of one round, independent of the
-//! stream's length. Finding spans are offsets in the whole stream. `Numbered` replacements are
+//! `chunk + 2 * overlap + STREAM_MAX_LOOKAHEAD` bytes of input plus the output of one round,
+//! independent of the stream's length. Finding spans are offsets in the whole stream. `Numbered` replacements are
 //! consistent across the whole stream (the map holds value hashes, not values).
 //!
 //! `Withhold` in a stream: bytes already written cannot be recalled, so from the round that
@@ -23,13 +28,19 @@
 //! Findings are collected only when the caller asks for them (`--report`); otherwise only
 //! counted, so memory does not grow with the number of findings.
 
-use super::{floor_char, KnownValues, Numbering, Redactor, Replacement};
+use super::{
+    floor_char, KnownValues, Numbering, Redactor, Replacement, MAX_WINDOW, UNBOUNDED_WINDOW,
+};
 use std::io::{self, Read, Write};
 
 /// Bytes committed (written out) per streaming round.
 pub const STREAM_CHUNK: usize = 64 * 1024;
 /// Largest overlap kept between rounds, per side.
 pub const STREAM_MAX_OVERLAP: usize = 16 * 1024;
+/// How far past the usual lookahead a round reads, at most, when the buffer's end cuts a
+/// match of an unbounded rule: as far as text mode grows a window ([`MAX_WINDOW`], doubling
+/// from the rule's side: less than `4 × MAX_WINDOW` in all) plus the first window's reach.
+pub const STREAM_MAX_LOOKAHEAD: usize = 4 * MAX_WINDOW + 2 * UNBOUNDED_WINDOW;
 
 fn fill<R: Read>(r: &mut R, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
     // returns true at EOF
@@ -84,8 +95,21 @@ pub(super) fn redact_stream<R: Read, W: Write>(
         } else {
             floor_char(&buf, hi - overlap).max(ctx + 1)
         };
-        // the same fixed point as text mode, over the whole buffer (see `Redactor::fixed_point`)
-        let cands = rd.fixed_point(&buf, known);
+        // the same fixed point as text mode, over the whole buffer (see `Redactor::fixed_point`);
+        // where the buffer's end cut an unbounded rule's match, text mode would have searched
+        // on: read further (doubling) and run the round again, up to where text mode stops
+        let cands = loop {
+            super::CUT_AT_END.set(false);
+            let cands = rd.fixed_point(&buf, known);
+            let limit = commit + overlap + STREAM_MAX_LOOKAHEAD;
+            if eof || !super::CUT_AT_END.get() || buf.len() >= limit {
+                break cands;
+            }
+            let more = (2 * (buf.len() - commit)).min(limit - buf.len());
+            let want = buf.len() + more;
+            eof = fill(&mut r, &mut buf, want)?;
+        };
+        let hi = buf.len();
         let mut last = ctx;
         let mut out_end = commit;
         out.clear();

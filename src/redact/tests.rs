@@ -939,3 +939,40 @@ fn a_profiled_rule_that_cannot_compile_still_opens_its_window() {
     let out = r.redact_text("x tok ZZZ y").text.into_owned();
     assert!(!out.contains("tok"), "{out}");
 }
+
+/// A value of an unbounded rule longer than the stream's lookahead (fuzz finding
+/// `redact-stream-long-value`: a 2,053-byte `KEY=` value) is redacted whole in streaming mode,
+/// as in text mode: the round reads on past its lookahead instead of cutting the match, so no
+/// tail of the value is written out.
+#[test]
+fn a_value_longer_than_the_lookahead_streams_as_in_text_mode() {
+    let mut spec = label("env", r"(?m)^[A-Z_]*KEY=(\S+)", "[REDACTED:secret]");
+    spec.keywords = vec!["key=".into()];
+    spec.capture = Some(1);
+    let r = Redactor::new(vec![spec]).unwrap();
+    for len in [
+        r.stream_overlap() - 20,
+        r.stream_overlap() + 1,
+        3 * r.stream_overlap(),
+        MAX_WINDOW - 2 * UNBOUNDED_WINDOW,
+    ] {
+        let value: String = (0..len)
+            .map(|i| (b'a' + (i * 7 % 26) as u8) as char)
+            .collect();
+        let text = format!("head\nAPI_KEY={value}}}\nnext line\n");
+        let t = r.redact_text(&text);
+        assert_eq!(
+            t.text, "head\nAPI_KEY=[REDACTED:secret]\nnext line\n",
+            "{len}"
+        );
+        for chunk in [16, 1000, 64 * 1024] {
+            let mut out = Vec::new();
+            let f = r
+                .redact_stream_chunked(text.as_bytes(), &mut out, chunk)
+                .unwrap();
+            let out = String::from_utf8(out).unwrap();
+            assert_eq!(out, t.text, "value of {len} bytes, chunk {chunk}");
+            assert_eq!(f, t.findings, "value of {len} bytes, chunk {chunk}");
+        }
+    }
+}
