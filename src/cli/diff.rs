@@ -1,5 +1,5 @@
 //! Unified diffs of two texts, as GNU `diff -u` prints them: the one home for
-//! `warden install` (config and consent edits) and `warden fmt --diff`.
+//! `warden install` (config and consent edits) and `warden fmt --check`.
 //!
 //! The `similar` crate does the work (Myers' algorithm, 3 lines of context). Its hunk
 //! headers are GNU's: a range of one line is written without its count (`@@ -0,0 +1 @@`),

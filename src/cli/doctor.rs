@@ -44,8 +44,9 @@ pub(crate) struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
-    /// Python of the Hermes install, to read its version (default $HERMES_PYTHON;
-    /// else `hermes --version` from PATH).
+    /// Python of the Hermes install, whose package metadata gives the version (default
+    /// $HERMES_PYTHON; else the interpreter of the `hermes` on PATH, from its shebang; only
+    /// when that finds nothing, `hermes --version`).
     #[arg(long, value_name = "PATH", env = "HERMES_PYTHON")]
     hermes_python: Option<PathBuf>,
 }

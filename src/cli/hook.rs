@@ -41,7 +41,9 @@ Any error on pre_tool_call or pre_llm_call (bad payload, missing or invalid poli
 arguments, deadline, panic) answers with a block naming the cause, and writes an audit line
 with that cause.
 
-Exit codes: 0 = allow/approve/modify/context, 2 = block (pre_tool_call; also every failure).";
+Exit codes: 2 = a pre_tool_call block (fail-closed ones included, and any failure before the
+event is known); 0 otherwise: allow, approve, modify, context, and a pre_llm_call block
+(Hermes reads exit 2 as a block on no other event, so that block is in the JSON).";
 
 /// Largest accepted payload.
 const DEFAULT_MAX_INPUT: usize = 8 << 20;
@@ -67,7 +69,8 @@ pub(crate) struct Args {
     /// On an internal error, allow instead of block. Not recommended.
     #[arg(long)]
     fail_open: bool,
-    /// Compiled-policy cache directory (default $WARDEN_CACHE_DIR, else ~/.cache/warden).
+    /// Compiled-policy cache directory for user policies (default $WARDEN_CACHE_DIR, else
+    /// $XDG_CACHE_HOME/warden, else ~/.cache/warden). The shipped packs never use it.
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
     /// Do not read or write the compiled-policy cache.

@@ -54,7 +54,8 @@ pub const EXIT_USAGE: i32 = 2;
     long_about = "warden checks every agent event against declarative policies: it blocks, sends to a human, \
 rewrites tool calls, and redacts secrets from what the model reads.\n\n\
 Policies are `.warden` files (or their `.warden.yaml` / `.warden.json` form). Without --policy, \
-commands use the packs shipped inside the binary.",
+commands use $WARDEN_POLICY (paths separated by `:`), else the packs shipped inside the binary; \
+`check` and `test` without a PATH check the shipped packs.",
     after_help = "Examples:\n  warden check policies/\n  warden test policies/ --coverage\n  warden explain --policy policies/ --tool terminal --args '{\"command\":\"rm -rf /\"}'\n  warden eval --policy policies/ --event examples/rm-rf.json\n  echo '{...}' | warden hook --policy ~/.hermes/policies"
 )]
 struct Cli {
