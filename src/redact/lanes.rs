@@ -111,7 +111,10 @@ mod tests {
             .collect();
         let mut got = Vec::new();
         for_each_match(&dfa, hay, |p, s, e| got.push((p, s, e)));
-        assert!(got.is_sorted_by_key(|&(_, _, e)| e), "hits in order of their end");
+        assert!(
+            got.is_sorted_by_key(|&(_, _, e)| e),
+            "hits in order of their end"
+        );
         want.sort_unstable();
         got.sort_unstable();
         assert_eq!(got, want);

@@ -62,14 +62,6 @@ pub const MAX_WINDOW: usize = 64 * 1024;
 // `Rule::side` caps a bounded rule's reach at UNBOUNDED_WINDOW: it must not cut it
 const _: () = assert!(BOUNDED_CAP <= UNBOUNDED_WINDOW);
 
-thread_local! {
-    /// Set when the end of the haystack cut a match of an unbounded rule: in text mode that
-    /// end is the input's, but a streaming round's buffer ends where its lookahead does, and
-    /// text mode would have grown the window past it (up to [`MAX_WINDOW`] per side). The
-    /// stream clears it before a round and, when it is set, reads further and runs the round
-    /// again (`stream.rs`). Only the stream reads it.
-    static CUT_AT_END: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
 /// Regex size limits (compiled program / lazy DFA cache), per rule.
 const REGEX_SIZE_LIMIT: usize = 4 << 20;
 const DFA_SIZE_LIMIT: usize = 2 << 20;
@@ -370,6 +362,18 @@ pub(crate) struct Cand {
     pub rule: u32,
 }
 
+/// What a scan of a haystack found.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    /// The candidates (unmerged, or merged where the producer says so).
+    pub cands: Vec<Cand>,
+    /// The end of the haystack cut a match of an unbounded rule. In text mode that end is the
+    /// input's, but a streaming round's buffer ends where its lookahead does, and text mode
+    /// would have grown the window past it (up to [`MAX_WINDOW`] per side): the stream then
+    /// reads further and runs the round again (`stream.rs`).
+    pub cut_at_end: bool,
+}
+
 fn parse(id: &str, src: &str) -> Result<(Hir, bool), RedactError> {
     let ascii = regex_syntax::ParserBuilder::new()
         .unicode(false)
@@ -465,10 +469,9 @@ fn window(rule: &Rule, hay: &[u8], hit: &mut HitLine, lo: usize, hi: usize) -> W
     (0, s, e, llo.min(s), lhi.max(e))
 }
 
-/// Sort windows as `sort_unstable` would, in O(n) for the usual input: grouped by rule with a
-/// counting sort (stable, so each rule keeps the windows in hit order, which is almost
-/// sorted: see [`lanes::for_each_match`]), then each rule's run sorted only if it is not. A dense text opens
-/// tens of windows per hit, and a comparison sort of them all cost a tenth of the scan.
+/// Sort windows as `sort_unstable` would, in O(n) for the usual input: grouped by rule with
+/// a counting sort (stable, so each rule keeps the windows in hit order, which is almost
+/// sorted: see [`lanes::for_each_match`]), then each rule's run sorted only if it is not.
 fn sort_windows(wins: &mut [Win], rules: usize) {
     if wins.len() < 64 {
         wins.sort_unstable();
@@ -780,7 +783,7 @@ impl Redactor {
         text: &'a str,
         known: Option<&KnownValues>,
     ) -> Redaction<'a> {
-        let merged = self.fixed_point(text.as_bytes(), known);
+        let merged = self.fixed_point(text.as_bytes(), known).cands;
         self.apply_text(text, merged, &mut Numbering::default())
     }
 
@@ -798,7 +801,7 @@ impl Redactor {
     ///
     /// A later pass scans only the stretches around the replacements the pass before added
     /// ([`Self::rescan`]), so on text with few findings it costs a small fraction of the first.
-    pub(crate) fn fixed_point(&self, hay: &[u8], known: Option<&KnownValues>) -> Vec<Cand> {
+    pub(crate) fn fixed_point(&self, hay: &[u8], known: Option<&KnownValues>) -> Found {
         self.fixed_point_in(hay, known, false, Some)
     }
 
@@ -812,23 +815,21 @@ impl Redactor {
         known: Option<&KnownValues>,
         clip: impl Fn(Cand) -> Option<Cand>,
     ) -> Vec<Cand> {
-        self.fixed_point_in(hay, known, true, clip)
+        self.fixed_point_in(hay, known, true, clip).cands
     }
 
-    /// The fixed point, over a `segmented` haystack or not.
+    /// The fixed point (merged), over a `segmented` haystack or not; cut at the end if any
+    /// pass's scan was.
     fn fixed_point_in(
         &self,
         hay: &[u8],
         known: Option<&KnownValues>,
         segmented: bool,
         clip: impl Fn(Cand) -> Option<Cand>,
-    ) -> Vec<Cand> {
-        let mut merged = merge(
-            self.hay_candidates(hay, known, segmented)
-                .into_iter()
-                .filter_map(&clip)
-                .collect(),
-        );
+    ) -> Found {
+        let first = self.hay_candidates(hay, known, segmented);
+        let mut cut_at_end = first.cut_at_end;
+        let mut merged = merge(first.cands.into_iter().filter_map(&clip).collect());
         let reach = self.overlap.max(known.map_or(0, |k| k.longest() + 1));
         let mut scratch = Vec::new();
         let mut map: Vec<Replaced> = Vec::new();
@@ -864,9 +865,10 @@ impl Redactor {
             seen.clear();
             seen.extend(map.iter().map(|r| r.input));
             let more = self.rescan(&scratch, &fresh, reach, known, segmented);
+            cut_at_end |= more.cut_at_end;
             let before = merged.clone();
             last.clear();
-            for c in more {
+            for c in more.cands {
                 let c = Cand {
                     start: map_back(&map, c.start, false),
                     end: map_back(&map, c.end, true),
@@ -891,7 +893,10 @@ impl Redactor {
             merged.extend(last.iter().map(|&c| widen(hay, c, hay.len(), &clip)));
             merged = merge(merged);
         }
-        merged
+        Found {
+            cands: merged,
+            cut_at_end,
+        }
     }
 
     /// `hay` with the merged candidates `merged` replaced, into `out`, and where each
@@ -920,17 +925,13 @@ impl Redactor {
 
     /// Every confirmed candidate in `hay` (known values included), unmerged; none crosses a
     /// [`SEGMENT_MARK`] if `hay` is `segmented`.
-    fn hay_candidates(
-        &self,
-        hay: &[u8],
-        known: Option<&KnownValues>,
-        segmented: bool,
-    ) -> Vec<Cand> {
-        let mut cands = self.candidates(hay, 0, hay.len(), segmented);
+    fn hay_candidates(&self, hay: &[u8], known: Option<&KnownValues>, segmented: bool) -> Found {
+        let mut found = self.candidates(hay, 0, hay.len(), segmented);
         if let Some(k) = known {
-            k.candidates(hay, self.known_rule(), &mut cands);
+            // exact values: the stream's overlap is at least the longest, so never cut
+            k.candidates(hay, self.known_rule(), &mut found.cands);
         }
-        cands
+        found
     }
 
     /// The candidates of a later fixed-point pass over `scratch` (the previous pass's output,
@@ -947,9 +948,9 @@ impl Redactor {
         reach: usize,
         known: Option<&KnownValues>,
         segmented: bool,
-    ) -> Vec<Cand> {
+    ) -> Found {
         let n = scratch.len();
-        let mut out = Vec::new();
+        let mut out = Found::default();
         let mut i = 0;
         while i < map.len() {
             let from = map[i].out.0.saturating_sub(reach);
@@ -961,10 +962,12 @@ impl Redactor {
             }
             let lo = floor_char(scratch, from.saturating_sub(reach));
             let hi = ceil_char(scratch, (to + reach).min(n));
-            let slice = &scratch[lo..hi];
-            let cut = CUT_AT_END.get();
-            out.extend(
-                self.hay_candidates(slice, known, segmented)
+            let found = self.hay_candidates(&scratch[lo..hi], known, segmented);
+            // the end of a stretch is the end of the haystack only for the last one
+            out.cut_at_end |= found.cut_at_end && hi == n;
+            out.cands.extend(
+                found
+                    .cands
                     .into_iter()
                     .map(|c| Cand {
                         start: c.start + lo,
@@ -973,10 +976,6 @@ impl Redactor {
                     })
                     .filter(|c| (from..to).contains(&c.start)),
             );
-            if hi < n {
-                // the end of a stretch is not the end of the haystack
-                CUT_AT_END.set(cut);
-            }
         }
         out
     }
@@ -1012,8 +1011,7 @@ impl Redactor {
 
     /// Findings only (no output text): "does this text carry a credential?".
     pub fn detects(&self, text: &str) -> impl Iterator<Item = Finding> + '_ {
-        let cands = self.candidates(text.as_bytes(), 0, text.len(), false);
-        let merged = merge(cands);
+        let merged = merge(self.candidates(text.as_bytes(), 0, text.len(), false).cands);
         merged.into_iter().map(move |c| self.finding(c, 0))
     }
 
@@ -1124,14 +1122,9 @@ impl Redactor {
 
     /// All confirmed candidates whose match lies in `hay[lo..hi]` (with `hay` as context),
     /// unmerged.
-    pub(crate) fn candidates(
-        &self,
-        hay: &[u8],
-        lo: usize,
-        hi: usize,
-        segmented: bool,
-    ) -> Vec<Cand> {
+    pub(crate) fn candidates(&self, hay: &[u8], lo: usize, hi: usize, segmented: bool) -> Found {
         let mut out = Vec::new();
+        let mut cut_at_end = false;
         let region = &hay[..hi];
         if let Some(ac) = &self.ac {
             // (rule, win_start, win_end)
@@ -1176,7 +1169,7 @@ impl Redactor {
                 }
             };
             lanes::for_each_match(ac, &region[lo..], |pat, s, e| on_hit(pat, s + lo, e + lo));
-            self.confirm_windows(&mut wins, hay, segmented, &mut out);
+            cut_at_end |= self.confirm_windows(&mut wins, hay, segmented, &mut out);
         }
         if !self.gated.is_empty() {
             let mut runs = Vec::new();
@@ -1188,7 +1181,7 @@ impl Redactor {
                 let e = (e + 1).min(hi);
                 wins.push((r, s, e, s, e));
             }
-            self.confirm_windows(&mut wins, hay, segmented, &mut out);
+            cut_at_end |= self.confirm_windows(&mut wins, hay, segmented, &mut out);
         }
         if !self.anchored.is_empty() {
             let anchor = self.anchor_re.get_or_init(|| {
@@ -1225,22 +1218,33 @@ impl Redactor {
                             wins.last_mut().unwrap().0 = r;
                         }
                     }
-                    self.confirm_windows(&mut wins, hay, segmented, &mut out);
+                    cut_at_end |= self.confirm_windows(&mut wins, hay, segmented, &mut out);
                 }
                 Err(_) => {
                     for &r in &self.anchored {
-                        self.confirm(r, hay, (lo, hi), (lo, hi), segmented, &mut out);
+                        cut_at_end |= self.confirm(r, hay, (lo, hi), (lo, hi), segmented, &mut out);
                     }
                 }
             }
         }
         self.apply_vetoes(&mut out);
-        out
+        Found {
+            cands: out,
+            cut_at_end,
+        }
     }
 
-    /// Sort and merge windows per rule, then confirm each merged window once.
-    fn confirm_windows(&self, wins: &mut [Win], hay: &[u8], segmented: bool, out: &mut Vec<Cand>) {
+    /// Sort and merge windows per rule, then confirm each merged window once; true if the
+    /// haystack's end cut a match (see [`Found::cut_at_end`]).
+    fn confirm_windows(
+        &self,
+        wins: &mut [Win],
+        hay: &[u8],
+        segmented: bool,
+        out: &mut Vec<Cand>,
+    ) -> bool {
         sort_windows(wins, self.rules.len());
+        let mut cut_at_end = false;
         let mut i = 0;
         while i < wins.len() {
             let (r, s, mut e, mut llo, mut lhi) = wins[i];
@@ -1251,13 +1255,15 @@ impl Redactor {
                 lhi = lhi.max(wins[j].4);
                 j += 1;
             }
-            self.confirm(r, hay, (s, e), (llo, lhi), segmented, out);
+            cut_at_end |= self.confirm(r, hay, (s, e), (llo, lhi), segmented, out);
             i = j;
         }
+        cut_at_end
     }
 
     /// Run rule `r` over the window `(ws, we)`, growing it (within `(lo, hi)`) when an
-    /// unbounded match touches an edge. Pushes confirmed secret spans.
+    /// unbounded match touches an edge. Pushes confirmed secret spans; true if the haystack's
+    /// end cut a match of an unbounded rule (see [`Found::cut_at_end`]).
     ///
     /// In a `segmented` haystack (JSON mode's scan buffer) the window is searched piece by
     /// piece, a piece ending at each [`SEGMENT_MARK`]: no match, context included, crosses
@@ -1272,7 +1278,7 @@ impl Redactor {
         (lo, hi): (usize, usize),
         segmented: bool,
         out: &mut Vec<Cand>,
-    ) {
+    ) -> bool {
         let rule = &self.rules[r as usize];
         let c = match rule.compiled() {
             Ok(c) => c,
@@ -1291,9 +1297,10 @@ impl Redactor {
                     }
                     from = to + 1;
                 }
-                return;
+                return false;
             }
         };
+        let mut cut_at_end = false;
         let mark = out.len();
         let mut grow = c.side;
         // one allocation per window, not one per match
@@ -1330,8 +1337,8 @@ impl Redactor {
                     continue;
                 };
                 if !c.bounded && me == we && we == hi && hi == hay.len() {
-                    // the haystack's end cut this match: a stream reads further (see CUT_AT_END)
-                    CUT_AT_END.set(true);
+                    // the haystack's end cut this match: a stream reads further
+                    cut_at_end = true;
                 }
                 if !c.bounded
                     && grow < MAX_WINDOW
@@ -1364,6 +1371,7 @@ impl Redactor {
             }
             break;
         }
+        cut_at_end
     }
 
     /// Confirm one match: `secret` is the captured value, `before` the match text before it.

@@ -18,8 +18,9 @@
 //! A finding is applied in the round in which its secret *starts* inside the committed region;
 //! the commit point is extended to the end of that finding. Memory is therefore bounded by
 //! `chunk + 2 * overlap + STREAM_MAX_LOOKAHEAD` bytes of input plus the output of one round,
-//! independent of the stream's length. Finding spans are offsets in the whole stream. `Numbered` replacements are
-//! consistent across the whole stream (the map holds value hashes, not values).
+//! independent of the stream's length. Finding spans are offsets in the whole stream.
+//! `Numbered` replacements are consistent across the whole stream (the map holds value
+//! hashes, not values).
 //!
 //! `Withhold` in a stream: bytes already written cannot be recalled, so from the round that
 //! finds the withheld content on, the message is written once and nothing else is; the rest
@@ -98,12 +99,11 @@ pub(super) fn redact_stream<R: Read, W: Write>(
         // the same fixed point as text mode, over the whole buffer (see `Redactor::fixed_point`);
         // where the buffer's end cut an unbounded rule's match, text mode would have searched
         // on: read further (doubling) and run the round again, up to where text mode stops
+        let limit = commit + overlap + STREAM_MAX_LOOKAHEAD;
         let cands = loop {
-            super::CUT_AT_END.set(false);
-            let cands = rd.fixed_point(&buf, known);
-            let limit = commit + overlap + STREAM_MAX_LOOKAHEAD;
-            if eof || !super::CUT_AT_END.get() || buf.len() >= limit {
-                break cands;
+            let found = rd.fixed_point(&buf, known);
+            if eof || !found.cut_at_end || buf.len() >= limit {
+                break found.cands;
             }
             let more = (2 * (buf.len() - commit)).min(limit - buf.len());
             let want = buf.len() + more;
