@@ -62,6 +62,9 @@ pub const MAX_WINDOW: usize = 64 * 1024;
 // `Rule::side` caps a bounded rule's reach at UNBOUNDED_WINDOW: it must not cut it
 const _: () = assert!(BOUNDED_CAP <= UNBOUNDED_WINDOW);
 
+/// How many times its own length a window may search again inside rejected matches (see
+/// [`Redactor::confirm`]): keeps that search linear on hostile text.
+const REJECTED_RESCAN: usize = 4;
 /// Regex size limits (compiled program / lazy DFA cache), per rule.
 const REGEX_SIZE_LIMIT: usize = 4 << 20;
 const DFA_SIZE_LIMIT: usize = 2 << 20;
@@ -1307,6 +1310,8 @@ impl Redactor {
         let mut caps = rule.spec.capture.map(|_| c.re.capture_locations());
         'outer: loop {
             out.truncate(mark);
+            // bytes of rejected matches searched again (see below), at most a few windows' worth
+            let mut budget = REJECTED_RESCAN * (we - ws);
             let mut pos = ws;
             let mut end = piece_end(hay, pos, we, segmented);
             loop {
@@ -1353,6 +1358,7 @@ impl Redactor {
                     }
                     continue 'outer;
                 }
+                let mut kept = false;
                 if se > ss && !self.overlaps_placeholder(hay, ss, se) {
                     let rule = match self.verdict(rule, &hay[ss..se], &hay[ms..ss.max(ms)]) {
                         Verdict::Accept => r,
@@ -1360,6 +1366,7 @@ impl Redactor {
                         Verdict::Reject => u32::MAX - 2,
                     };
                     if rule != u32::MAX - 2 {
+                        kept = true;
                         out.push(Cand {
                             start: floor_char(hay, ss),
                             end: ceil_char(hay, se),
@@ -1367,7 +1374,20 @@ impl Redactor {
                         });
                     }
                 }
-                pos = if me > ms { me } else { ceil_char(hay, me + 1) };
+                pos = if !kept && me > ms && me - ms <= budget {
+                    // A rejected match hides nothing: a match starting inside it (`k_key =
+                    // "x y_key = "<secret>"`, the first value failing its check) is searched
+                    // for from the next character. Otherwise what is found would depend on
+                    // where the window starts, and a second redaction, whose windows start
+                    // elsewhere, could find more (not idempotent). A kept match is replaced,
+                    // and the fixed point looks again around its replacement.
+                    budget -= me - ms;
+                    ceil_char(hay, ms + 1)
+                } else if me > ms {
+                    me
+                } else {
+                    ceil_char(hay, me + 1)
+                };
             }
             break;
         }
