@@ -976,3 +976,25 @@ fn a_value_longer_than_the_lookahead_streams_as_in_text_mode() {
         }
     }
 }
+
+/// Fuzz finding `redact-rejected-match-hides-next`: a match that fails its check (here a
+/// `*_key` value of low entropy, which runs on through `|b_key`) used to hide a match starting
+/// inside it, so the result depended on where the window started, and a second redaction,
+/// whose windows start elsewhere, redacted what the first had left.
+#[test]
+fn a_match_inside_a_rejected_one_is_found() {
+    let r = shipped(crate::Hook::TransformToolResult);
+    for text in [
+        "a_key=aaaaaaaaaaaaaaaa|b_key = \"Zq8vR3kT9wLm2XpNhY\"",
+        "x a_key=aaaaaaaaaaaaaaaa|b_key = \"Zq8vR3kT9wLm2XpNhY\" y",
+        "token: aaaaaaaaaaaa|c_key=\"Zq8vR3kT9wLm2XpNhY\"",
+    ] {
+        let out = r.redact_text(text);
+        assert!(
+            !out.text.contains("Zq8vR3kT9wLm2XpNhY"),
+            "{text:?} -> {:?}",
+            out.text
+        );
+        assert_fuzz_invariants(crate::Hook::TransformToolResult, text);
+    }
+}
