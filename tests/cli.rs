@@ -1403,3 +1403,28 @@ fn printing_into_a_closed_pipe_is_not_a_panic() {
         assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn redacting_into_a_closed_pipe_stops_quietly() {
+    // `warden redact < big.log | head`: 1 MiB in, the reader leaves after one byte
+    let mut child = warden()
+        .args(["redact", "--format", "text"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn warden");
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        let line = "GET /health 200 user=alice token=none\n".repeat(1 << 15);
+        let _ = std::io::Write::write_all(&mut stdin, line.as_bytes());
+    });
+    let mut first = [0u8; 1];
+    let mut out = child.stdout.take().unwrap();
+    std::io::Read::read_exact(&mut out, &mut first).expect("some output");
+    drop(out);
+    let o = child.wait_with_output().expect("wait warden");
+    feeder.join().unwrap();
+    assert_eq!(stderr(&o), "", "nothing said on a closed pipe");
+    assert_eq!(o.status.code(), Some(0));
+}

@@ -164,9 +164,14 @@ pub(crate) fn run(a: Args) -> i32 {
             }
         }
     };
-    if let Err(e) = result.and_then(|_| out.flush()) {
-        eprintln!("error: {e}");
-        return EXIT_USAGE;
+    match result.and_then(|_| out.flush()) {
+        // the reader left (`warden redact < log | head`): stop quietly, as `emit` does
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            eprintln!("error: {e}");
+            return EXIT_USAGE;
+        }
+        Ok(()) => {}
     }
     write_report(a.report.as_deref(), hook, &findings)
 }
