@@ -15,9 +15,11 @@
 //!    regex of all of them finds anchor positions, and each keywordless rule is then confirmed
 //!    only in a window around each anchor (the same window / merge machinery as keywords).
 //! 4. Every match is confirmed: capture group, allow-list (values and patterns), entropy floor,
-//!    validator, and "is this already a placeholder". Survivors from all rules are merged
-//!    leftmost-longest (overlapping / touching-inside spans become one finding, the leftmost
-//!    then longest then earliest-declared rule names it) and replaced.
+//!    validator, and "is this already a placeholder". A rejected match hides nothing: the
+//!    rule's search goes on inside it, so what is found does not depend on where a window
+//!    starts (which a second redaction of the output would change). Survivors from all rules
+//!    are merged leftmost-longest (overlapping / touching-inside spans become one finding, the
+//!    leftmost then longest then earliest-declared rule names it) and replaced.
 //!
 //! Regexes are compiled lazily, per rule, on the first window that reaches them
 //! (`OnceLock`), so a hook process pays only for the rules its text reaches. Patterns are
