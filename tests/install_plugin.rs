@@ -175,6 +175,12 @@ fn plugin_replaces_both_shell_hooks_and_their_consent_then_doctor_probes_serve()
         std::fs::canonicalize(BIN).unwrap()
     );
     assert!(wj["args"].to_string().contains("policy.warden"), "{wj}");
+    // both deadlines the plugin reads are written out, so the file shows what can be tuned
+    assert_eq!(
+        (wj["timeout_s"].as_u64(), wj["start_timeout_s"].as_u64()),
+        (Some(5), Some(30)),
+        "{wj}"
+    );
 
     // second run: nothing to change
     let out = ok(&e.install(&["--plugin"]));

@@ -67,6 +67,7 @@ pub fn serve_config(home: &Path, exe: &Path, policies: &[PathBuf]) -> Json {
         "binary": exe.to_string_lossy(),
         "args": args,
         "timeout_s": 5,
+        "start_timeout_s": 30,
         "serve_log": home.join("logs").join("warden-serve.log").to_string_lossy(),
     })
 }
