@@ -233,89 +233,116 @@ fn next_digit(b: &[u8], mut from: usize) -> Option<usize> {
         .map(|i| from + i)
 }
 
-/// For each gated rule `k`, push `(k, start, end)` for every maximal run of its alphabet in
-/// `hay[lo..hi]` that is at least `min_len` long and holds `min_digits` digits. Every gate
-/// needs digits, so runs are only looked for around digits.
-pub fn gated_runs(
-    gates: &[RunGate],
-    hay: &[u8],
-    lo: usize,
-    hi: usize,
-    out: &mut Vec<(usize, usize, usize)>,
-) {
-    let b = &hay[..hi];
-    let mut done = vec![lo; gates.len()];
-    // every gate's run lies inside the run of the union alphabet around the same digit
-    let mut union = [false; 256];
-    for g in gates {
-        for (u, &a) in union.iter_mut().zip(g.alphabet.iter()) {
-            *u |= a;
+/// The gates of up to 32 keywordless rules, searched together: `member[b]` has bit `k` set
+/// when byte `b` is in gate `k`'s alphabet.
+#[derive(Debug, Clone)]
+pub struct RunGates {
+    gates: Vec<RunGate>,
+    member: [u32; 256],
+    /// the shortest run and fewest digits any gate accepts
+    min_len: usize,
+    min_digits: usize,
+}
+
+impl RunGates {
+    /// Most gates one set holds (one bit each in `member`).
+    pub const MAX: usize = 32;
+
+    /// The set of `gates` (at most [`RunGates::MAX`]).
+    pub fn new(gates: Vec<RunGate>) -> RunGates {
+        assert!(gates.len() <= Self::MAX, "at most {} gates", Self::MAX);
+        let mut member = [0u32; 256];
+        for (k, g) in gates.iter().enumerate() {
+            for (m, &a) in member.iter_mut().zip(g.alphabet.iter()) {
+                *m |= u32::from(a) << k;
+            }
+        }
+        RunGates {
+            min_len: gates.iter().map(|g| g.min_len).min().unwrap_or(usize::MAX),
+            min_digits: gates
+                .iter()
+                .map(|g| g.min_digits)
+                .min()
+                .unwrap_or(usize::MAX),
+            gates,
+            member,
         }
     }
-    let min_len = gates.iter().map(|g| g.min_len).min().unwrap_or(usize::MAX);
-    let min_digits = gates
-        .iter()
-        .map(|g| g.min_digits)
-        .min()
-        .unwrap_or(usize::MAX);
-    let mut pos = lo;
-    // the union run around the last digit: the next digit is often in the same one
-    let (mut s, mut e, mut digits) = (lo, lo, 0);
-    while let Some(d) = next_digit(b, pos) {
-        if d >= e {
-            s = d;
-            while s > lo && union[b[s - 1] as usize] {
-                s -= 1;
-            }
-            e = d + 1;
-            digits = 1;
-            while e < hi && union[b[e] as usize] {
-                digits += usize::from(b[e].is_ascii_digit());
-                e += 1;
-            }
-        }
-        if e - s < min_len || digits < min_digits {
-            pos = e.max(d + 1);
-            continue;
-        }
-        let mut next = usize::MAX;
-        for (k, g) in gates.iter().enumerate() {
-            if d < done[k] {
-                next = next.min(done[k]);
-                continue;
-            }
-            // the gate's run lies inside this union run: too short or too few digits here
-            if e - s < g.min_len || digits < g.min_digits {
-                done[k] = e;
-                next = next.min(e);
-                continue;
-            }
-            if !g.alphabet[b[d] as usize] {
-                next = next.min(d + 1);
-                continue;
-            }
+
+    /// For each gate `k`, push `(k, start, end)` for every maximal run of its alphabet in
+    /// `hay[lo..hi]` that is at least `min_len` long, holds `min_digits` digits and has a
+    /// byte a match can start at. Every gate needs digits, so only the runs of the union of
+    /// the alphabets around a digit are read, each once: one walk over such a run follows
+    /// every gate's runs inside it (a gate's run opens or closes where its bit in `member`
+    /// flips), and a gate's digits are the union run's digit count between those points.
+    pub fn runs(&self, hay: &[u8], lo: usize, hi: usize, out: &mut Vec<(usize, usize, usize)>) {
+        let b = &hay[..hi];
+        let mut start = [0usize; Self::MAX];
+        let mut digits_at_start = [0usize; Self::MAX];
+        let mut pos = lo;
+        while let Some(d) = next_digit(b, pos) {
             let mut s = d;
-            while s > lo && g.alphabet[b[s - 1] as usize] {
+            while s > lo && self.member[b[s - 1] as usize] != 0 {
                 s -= 1;
             }
             let mut e = d + 1;
-            let mut digits = 1;
-            while e < hi && g.alphabet[b[e] as usize] {
-                digits += usize::from(b[e].is_ascii_digit());
+            while e < hi && self.member[b[e] as usize] != 0 {
                 e += 1;
             }
-            if e - s >= g.min_len && digits >= g.min_digits && g.can_start(b, s, e) {
-                out.push((k, s, e));
+            pos = e;
+            if e - s < self.min_len {
+                continue;
             }
-            done[k] = e;
-            next = next.min(e);
+            let mut open = 0u32;
+            let mut digits = 0usize;
+            for (i, &c) in b.iter().enumerate().take(e).skip(s) {
+                let m = self.member[c as usize];
+                if m != open {
+                    for k in bits(open & !m) {
+                        self.emit(k, b, start[k], i, digits - digits_at_start[k], out);
+                    }
+                    for k in bits(m & !open) {
+                        start[k] = i;
+                        digits_at_start[k] = digits;
+                    }
+                    open = m;
+                }
+                digits += usize::from(c.is_ascii_digit());
+            }
+            if digits >= self.min_digits {
+                for k in bits(open) {
+                    self.emit(k, b, start[k], e, digits - digits_at_start[k], out);
+                }
+            }
         }
-        pos = if next == usize::MAX {
-            d + 1
-        } else {
-            next.max(d + 1)
-        };
     }
+
+    /// Push gate `k`'s run `b[s..e]` (holding `digits` digits) if it can hold a match.
+    fn emit(
+        &self,
+        k: usize,
+        b: &[u8],
+        s: usize,
+        e: usize,
+        digits: usize,
+        out: &mut Vec<(usize, usize, usize)>,
+    ) {
+        let g = &self.gates[k];
+        if e - s >= g.min_len && digits >= g.min_digits && g.can_start(b, s, e) {
+            out.push((k, s, e));
+        }
+    }
+}
+
+/// The indices of the set bits of `x`, lowest first.
+fn bits(mut x: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (x != 0).then(|| {
+            let k = x.trailing_zeros() as usize;
+            x &= x - 1;
+            k
+        })
+    })
 }
 
 /// Most members a literal set may have and still count as small.
@@ -914,6 +941,85 @@ mod tests {
             }
             assert!(matched > 0, "{re} matched nothing");
         }
+    }
+
+    /// Every maximal run of each gate's alphabet in `hay[lo..hi]`, long enough, with enough
+    /// digits and a possible start: the definition `RunGates::runs` must meet, gate by gate.
+    fn runs_by_brute_force(
+        gates: &[RunGate],
+        hay: &[u8],
+        lo: usize,
+        hi: usize,
+    ) -> Vec<(usize, usize, usize)> {
+        let mut out = Vec::new();
+        for (k, g) in gates.iter().enumerate() {
+            let mut i = lo;
+            while i < hi {
+                if !g.alphabet[hay[i] as usize] {
+                    i += 1;
+                    continue;
+                }
+                let s = i;
+                while i < hi && g.alphabet[hay[i] as usize] {
+                    i += 1;
+                }
+                let digits = hay[s..i].iter().filter(|c| c.is_ascii_digit()).count();
+                if i - s >= g.min_len && digits >= g.min_digits && g.can_start(hay, s, i) {
+                    out.push((k, s, i));
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// One walk over the union runs finds exactly the runs each gate finds alone, on random
+    /// texts of digits, capitals, separators and letters, at random bounds.
+    #[test]
+    fn run_gates_find_each_gates_runs() {
+        let gates: Vec<RunGate> = [
+            r"\b\d{3}-\d{2}-\d{4}\b",
+            r"[A-Z]{2}\d{2}[A-Z0-9 ]{6,20}",
+            r"\+?\d[\d .()-]{6,}\d",
+            r"\d{8,12}",
+            r"[0-9]{2}(?::[0-9A-F]{2}){3}",
+        ]
+        .iter()
+        .map(|re| {
+            let (h, _) = crate::redact::parse(re, re).unwrap();
+            RunGate::new(&h).unwrap_or_else(|| panic!("{re} is gated"))
+        })
+        .collect();
+        let set = RunGates::new(gates.clone());
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n) as usize
+        };
+        let alphabet = b"0123456789012345ABCDEFGZ -.():+_ab\n";
+        let mut found = 0;
+        for round in 0..400 {
+            let n = 1 + next(300) + if round % 50 == 0 { 5000 } else { 0 };
+            let hay: Vec<u8> = (0..n)
+                .map(|_| alphabet[next(alphabet.len() as u64)])
+                .collect();
+            let lo = next(n as u64 / 3 + 1);
+            let hi = (lo + next((n - lo) as u64 + 1)).max(lo);
+            let want = runs_by_brute_force(&gates, &hay, lo, hi);
+            let mut got = Vec::new();
+            set.runs(&hay, lo, hi, &mut got);
+            got.sort_unstable();
+            assert_eq!(
+                got,
+                want,
+                "{:?} [{lo}..{hi}]",
+                String::from_utf8_lossy(&hay)
+            );
+            found += got.len();
+        }
+        assert!(found > 500, "the texts exercise the gates: {found} runs");
     }
 
     /// Every shipped redaction rule (built-in and optional packs) gets the exact sets the

@@ -342,7 +342,7 @@ pub struct Redactor {
     keywordless: Vec<u32>,
     /// keywordless rules searched only inside runs of their alphabet (see `gate.rs`)
     gated: Vec<u32>,
-    gates: Vec<gate::RunGate>,
+    gates: gate::RunGates,
     /// keywordless rules without a gate: found by the alternation `anchor_re`
     anchored: Vec<u32>,
     /// every replacement text, to recognise placeholders (idempotence)
@@ -619,7 +619,7 @@ impl Redactor {
             if kws.is_empty() {
                 keywordless.push(i as u32);
                 match gate::RunGate::new(&hir) {
-                    Some(g) if gates.len() < 32 => {
+                    Some(g) if gates.len() < gate::RunGates::MAX => {
                         gated.push(i as u32);
                         gates.push(g);
                     }
@@ -733,7 +733,7 @@ impl Redactor {
             kw_list,
             keywordless,
             gated,
-            gates,
+            gates: gate::RunGates::new(gates),
             anchored,
             placeholders,
             numbered_prefixes,
@@ -1178,7 +1178,7 @@ impl Redactor {
         }
         if !self.gated.is_empty() {
             let mut runs = Vec::new();
-            gate::gated_runs(&self.gates, region, lo, hi, &mut runs);
+            self.gates.runs(region, lo, hi, &mut runs);
             let mut wins: Vec<Win> = Vec::with_capacity(runs.len());
             for (k, s, e) in runs {
                 let r = self.gated[k];
