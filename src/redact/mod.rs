@@ -438,35 +438,14 @@ fn window(rule: &Rule, hay: &[u8], hit: &mut HitLine, lo: usize, hi: usize) -> W
             lhi = lhi.min(q + 1);
         }
     } else if let Some(nl) = rule.nl_budget {
-        // start: just after the (nl+1)-th '\n' before ms
-        let mut p = ms;
-        for _ in 0..=nl {
-            match memchr::memrchr(b'\n', &hay[llo..p]) {
-                Some(i) => p = llo + i,
-                None => {
-                    p = usize::MAX;
-                    break;
-                }
-            }
+        // start: just after the (nl+1)-th '\n' before ms; end: the (nl+1)-th '\n' at or after
+        // me, plus one byte of look-ahead context (one iterator each: its SIMD search goes on
+        // from each line break it finds, where a fresh search per line would start over)
+        if let Some(i) = memchr::memrchr_iter(b'\n', &hay[llo..ms]).nth(nl) {
+            llo += i + 1;
         }
-        if p != usize::MAX {
-            llo = p + 1;
-        }
-        // end: the (nl+1)-th '\n' at or after me, plus one byte of look-ahead context
-        let mut q = me;
-        let mut found = true;
-        for k in 0..=nl {
-            let from = if k == 0 { q } else { q + 1 };
-            match memchr::memchr(b'\n', &hay[from.min(lhi)..lhi]) {
-                Some(i) => q = from + i,
-                None => {
-                    found = false;
-                    break;
-                }
-            }
-        }
-        if found {
-            lhi = (q + 1).min(lhi);
+        if let Some(i) = memchr::memchr_iter(b'\n', &hay[me..lhi]).nth(nl) {
+            lhi = me + i + 1;
         }
     }
     let s = ms.saturating_sub(side).max(llo);
