@@ -281,22 +281,27 @@ impl RunGates {
         let mut digits_at_start = [0usize; Self::MAX];
         let mut pos = lo;
         while let Some(d) = next_digit(b, pos) {
+            let mut total = 1;
             let mut s = d;
             while s > lo && self.member[b[s - 1] as usize] != 0 {
                 s -= 1;
+                total += usize::from(b[s].is_ascii_digit());
             }
             let mut e = d + 1;
             while e < hi && self.member[b[e] as usize] != 0 {
+                total += usize::from(b[e].is_ascii_digit());
                 e += 1;
             }
             pos = e;
-            if e - s < self.min_len {
+            // only the gates the whole union run is long enough and has digits enough for
+            let active = self.fitting(e - s, total);
+            if active == 0 {
                 continue;
             }
             let mut open = 0u32;
             let mut digits = 0usize;
             for (i, &c) in b.iter().enumerate().take(e).skip(s) {
-                let m = self.member[c as usize];
+                let m = self.member[c as usize] & active;
                 if m != open {
                     for k in bits(open & !m) {
                         self.emit(k, b, start[k], i, digits - digits_at_start[k], out);
@@ -309,15 +314,26 @@ impl RunGates {
                 }
                 digits += usize::from(c.is_ascii_digit());
             }
-            if digits >= self.min_digits {
-                for k in bits(open) {
-                    self.emit(k, b, start[k], e, digits - digits_at_start[k], out);
-                }
+            for k in bits(open) {
+                self.emit(k, b, start[k], e, digits - digits_at_start[k], out);
             }
         }
     }
 
+    /// The gates (a bit each) whose runs can be `len` bytes long holding `digits` digits.
+    fn fitting(&self, len: usize, digits: usize) -> u32 {
+        if len < self.min_len || digits < self.min_digits {
+            return 0;
+        }
+        let mut m = 0;
+        for (k, g) in self.gates.iter().enumerate() {
+            m |= u32::from(len >= g.min_len && digits >= g.min_digits) << k;
+        }
+        m
+    }
+
     /// Push gate `k`'s run `b[s..e]` (holding `digits` digits) if it can hold a match.
+    #[inline]
     fn emit(
         &self,
         k: usize,
