@@ -421,16 +421,19 @@ enum Verdict {
 /// A search window: (rule, start, end, lowest start it may grow to, highest end).
 type Win = (u32, usize, usize, usize, usize);
 
-/// The window around a hit `hit` of `rule` inside `[lo, hi)` (rule slot left 0): the
-/// rule's maximum length on each side, and never more line breaks away than a match can
-/// contain (so line-oriented rules search only the hit's line).
-fn window(rule: &Rule, hay: &[u8], hit: &mut HitLine, lo: usize, hi: usize) -> Win {
+/// The window around a hit `hit` of `rule` inside `lines`' region `[lo, hi)` (rule slot
+/// left 0): the rule's maximum length on each side, and never more line breaks away than a
+/// match can contain (so line-oriented rules search only the hit's line).
+fn window(rule: &Rule, lines: &LineBreaks, hit: &mut HitLine) -> Win {
     let (ms, me) = (hit.ms, hit.me);
     let (reach, side) = (rule.reach(), rule.side());
-    let (mut llo, mut lhi) = (ms.saturating_sub(reach).max(lo), (me + reach).min(hi));
+    let (mut llo, mut lhi) = (
+        ms.saturating_sub(reach).max(lines.lo),
+        (me + reach).min(lines.hi),
+    );
     if rule.nl_budget == Some(0) {
         // the hit's own line, found once for all the rules of the keyword
-        let (prev, next) = hit.line(hay, lo, hi);
+        let (prev, next) = hit.line(lines);
         if let Some(q) = prev {
             llo = llo.max(q + 1);
         }
@@ -439,13 +442,12 @@ fn window(rule: &Rule, hay: &[u8], hit: &mut HitLine, lo: usize, hi: usize) -> W
         }
     } else if let Some(nl) = rule.nl_budget {
         // start: just after the (nl+1)-th '\n' before ms; end: the (nl+1)-th '\n' at or after
-        // me, plus one byte of look-ahead context (one iterator each: its SIMD search goes on
-        // from each line break it finds, where a fresh search per line would start over)
-        if let Some(i) = memchr::memrchr_iter(b'\n', &hay[llo..ms]).nth(nl) {
-            llo += i + 1;
+        // me, plus one byte of look-ahead context
+        if let Some(q) = lines.before(ms, nl, llo) {
+            llo = q + 1;
         }
-        if let Some(i) = memchr::memchr_iter(b'\n', &hay[me..lhi]).nth(nl) {
-            lhi = me + i + 1;
+        if let Some(q) = lines.after(me, nl, lhi) {
+            lhi = q + 1;
         }
     }
     let s = ms.saturating_sub(side).max(llo);
@@ -496,16 +498,126 @@ struct HitLine {
 }
 
 impl HitLine {
-    fn line(&mut self, hay: &[u8], lo: usize, hi: usize) -> (Option<usize>, Option<usize>) {
+    fn line(&mut self, lines: &LineBreaks) -> (Option<usize>, Option<usize>) {
         let (ms, me, reach) = (self.ms, self.me, self.reach);
         *self.line.get_or_insert_with(|| {
-            let from = ms.saturating_sub(reach).max(lo);
-            let to = (me + reach).min(hi);
+            // the nearest line break is usually close: a direct search is cheaper than
+            // listing the region's line breaks, which a multi-line window needs
+            let from = ms.saturating_sub(reach).max(lines.lo);
+            let to = (me + reach).min(lines.hi);
             (
-                memchr::memrchr(b'\n', &hay[from..ms]).map(|i| from + i),
-                memchr::memchr(b'\n', &hay[me.min(to)..to]).map(|i| me + i),
+                memchr::memrchr(b'\n', &lines.hay[from..ms]).map(|i| from + i),
+                memchr::memchr(b'\n', &lines.hay[me.min(to)..to]).map(|i| me + i),
             )
         })
+    }
+}
+
+/// The line breaks of the region `[lo, hi)` of a haystack, for finding a multi-line
+/// window's edges. A block of [`LINE_BLOCK`] bytes that many windows reach into is listed
+/// (one SIMD pass) and then answered by binary searches; elsewhere each question is a direct
+/// search of the text. On secret-dense text the direct searches were most of the windows'
+/// time (a search start-up per hit and side, the same lines read again for every hit on
+/// them); on clean text hits are few and far between, and listing every block they touch
+/// would cost more than it saves.
+struct LineBreaks<'h> {
+    hay: &'h [u8],
+    lo: usize,
+    hi: usize,
+    /// per block: its line breaks once listed (offsets in the block: two bytes each), and
+    /// how often it was asked about before
+    blocks: Vec<(std::cell::OnceCell<Vec<u16>>, std::cell::Cell<u8>)>,
+}
+
+/// Bytes of the region each list of [`LineBreaks`] covers (offsets in it fit a `u16`).
+const LINE_BLOCK: usize = 1 << 14;
+const _: () = assert!(LINE_BLOCK <= 1 << 16);
+/// Questions about a block answered by direct searches before it is listed.
+const LIST_AFTER: u8 = 48;
+
+impl<'h> LineBreaks<'h> {
+    fn new(hay: &'h [u8], lo: usize, hi: usize) -> Self {
+        let n = (hi - lo).div_ceil(LINE_BLOCK);
+        LineBreaks {
+            hay,
+            lo,
+            hi,
+            blocks: (0..n).map(|_| Default::default()).collect(),
+        }
+    }
+
+    /// Block `b`'s start and its line breaks' offsets from there, in order.
+    fn block(&self, b: usize) -> (usize, &[u16]) {
+        let s = self.lo + b * LINE_BLOCK;
+        let list = self.blocks[b].0.get_or_init(|| {
+            let e = (s + LINE_BLOCK).min(self.hi);
+            memchr::memchr_iter(b'\n', &self.hay[s..e])
+                .map(|i| i as u16)
+                .collect()
+        });
+        (s, list)
+    }
+
+    /// Whether to answer a question about block `b` from its list (counts the question).
+    fn listed(&self, b: usize) -> bool {
+        let (list, asked) = &self.blocks[b];
+        if list.get().is_some() {
+            return true;
+        }
+        asked.set(asked.get() + 1);
+        asked.get() > LIST_AFTER
+    }
+
+    /// The `k+1`-th line break before `at` (`k = 0`: the nearest), if it lies at or after
+    /// `floor` (`lo <= floor`, `at <= hi`).
+    fn before(&self, at: usize, mut k: usize, floor: usize) -> Option<usize> {
+        if at <= floor {
+            return None;
+        }
+        let mut b = (at - 1 - self.lo) / LINE_BLOCK;
+        if !self.listed(b) {
+            return memchr::memrchr_iter(b'\n', &self.hay[floor..at])
+                .nth(k)
+                .map(|i| floor + i);
+        }
+        loop {
+            let (s, list) = self.block(b);
+            let n = list.partition_point(|&o| s + usize::from(o) < at);
+            if n > k {
+                return Some(s + usize::from(list[n - 1 - k])).filter(|&p| p >= floor);
+            }
+            k -= n;
+            if b == 0 || self.lo + b * LINE_BLOCK <= floor {
+                return None;
+            }
+            b -= 1;
+        }
+    }
+
+    /// The `k+1`-th line break at or after `at`, if it lies before `ceil` (`ceil <= hi`).
+    fn after(&self, at: usize, mut k: usize, ceil: usize) -> Option<usize> {
+        if at >= ceil {
+            return None;
+        }
+        let mut b = (at - self.lo) / LINE_BLOCK;
+        if !self.listed(b) {
+            return memchr::memchr_iter(b'\n', &self.hay[at..ceil])
+                .nth(k)
+                .map(|i| at + i);
+        }
+        loop {
+            let (s, list) = self.block(b);
+            let i = list.partition_point(|&o| s + usize::from(o) < at);
+            if let Some(&o) = list.get(i + k) {
+                let p = s + usize::from(o);
+                return (p < ceil).then_some(p);
+            }
+            k -= list.len() - i;
+            b += 1;
+            if self.lo + b * LINE_BLOCK >= ceil {
+                return None;
+            }
+        }
     }
 }
 
@@ -1110,6 +1222,7 @@ impl Redactor {
         let mut out = Vec::new();
         let mut cut_at_end = false;
         let region = &hay[..hi];
+        let lines = LineBreaks::new(hay, lo, hi);
         if let Some(ac) = &self.ac {
             // (rule, win_start, win_end)
             let mut wins: Vec<Win> = Vec::new();
@@ -1148,7 +1261,7 @@ impl Redactor {
                             }
                         }
                     }
-                    wins.push(window(rule, hay, &mut hit, lo, hi));
+                    wins.push(window(rule, &lines, &mut hit));
                     wins.last_mut().unwrap().0 = r;
                 }
             };
@@ -1198,7 +1311,7 @@ impl Redactor {
                                 reach: rule.reach(),
                                 line: None,
                             };
-                            wins.push(window(rule, hay, &mut hit, lo, hi));
+                            wins.push(window(rule, &lines, &mut hit));
                             wins.last_mut().unwrap().0 = r;
                         }
                     }

@@ -998,3 +998,52 @@ fn a_match_inside_a_rejected_one_is_found() {
         assert_fuzz_invariants(crate::Hook::TransformToolResult, text);
     }
 }
+
+/// [`LineBreaks`] answers as a direct search of the text does, whether a block is listed
+/// or not, across block borders, at every `k`, bound and region; random texts with few and
+/// many line breaks, each asked enough to get some of its blocks listed.
+#[test]
+fn line_breaks_answer_as_a_direct_search() {
+    let mut x: u64 = 0x853c_49e6_748f_ea9b;
+    let mut next = |n: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n as u64) as usize
+    };
+    let mut listed = 0;
+    for round in 0..12 {
+        let n = 1 + next(3 * LINE_BLOCK);
+        let every = [3, 40, 5000][round % 3];
+        let hay: Vec<u8> = (0..n)
+            .map(|_| if next(every) == 0 { b'\n' } else { b'a' })
+            .collect();
+        let lo = next(n / 4 + 1);
+        let hi = lo + next(n - lo + 1);
+        let lines = LineBreaks::new(&hay, lo, hi);
+        for _ in 0..3000 {
+            let at = lo + next(hi - lo + 1);
+            let k = next(4);
+            let floor = lo + next(at - lo + 1);
+            let ceil = at + next(hi - at + 1);
+            let want = memchr::memrchr_iter(b'\n', &hay[floor..at])
+                .nth(k)
+                .map(|i| floor + i);
+            assert_eq!(
+                lines.before(at, k, floor),
+                want,
+                "before {at} k {k} floor {floor}"
+            );
+            let want = memchr::memchr_iter(b'\n', &hay[at..ceil])
+                .nth(k)
+                .map(|i| at + i);
+            assert_eq!(
+                lines.after(at, k, ceil),
+                want,
+                "after {at} k {k} ceil {ceil}"
+            );
+        }
+        listed += lines.blocks.iter().filter(|b| b.0.get().is_some()).count();
+    }
+    assert!(listed > 10, "some blocks were listed: {listed}");
+}
