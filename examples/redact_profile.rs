@@ -1,6 +1,6 @@
 //! Fixed-work driver for the redaction engine: the corpus of `benches/redact.rs` (clean or
-//! secret-dense text, secrets + pii packs), redacted `N` times in text mode after one warm-up
-//! run (which compiles the regexes the text reaches). Prints the time per run and MB/s.
+//! secret-dense text, secrets + pii packs) or a file, redacted `N` times in text mode after one
+//! warm-up run (which compiles the regexes the text reaches). Prints the time per run and MB/s.
 //!
 //! ```text
 //! cargo build --release --example redact_profile
@@ -27,10 +27,10 @@ fn main() {
     let text = match which.as_str() {
         "clean" => clean,
         "dense" => redact_corpus::dense_corpus(&clean, &secrets),
-        other => {
-            eprintln!("usage: redact_profile clean|dense [N]  (not {other:?})");
+        path => std::fs::read_to_string(path).unwrap_or_else(|e| {
+            eprintln!("usage: redact_profile clean|dense|FILE [N]  ({path}: {e})");
             std::process::exit(2);
-        }
+        }),
     };
     let findings = r.redact_text(&text).findings.len();
     let t0 = std::time::Instant::now();

@@ -9,6 +9,8 @@
 //! * [`keywords_required`] / [`keywords_required_upper`]: whether every match contains a
 //!   keyword (in upper case), decided from the small finite string sets sub-expressions
 //!   match, each built once, bottom-up, and not at all once provably too large.
+//! * [`keyword_lead`]: how far into a match its keyword can lie at most. A window then needs
+//!   only that much text before a hit, not the rule's whole reach.
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
@@ -477,6 +479,44 @@ pub fn keywords_required_upper(h: &Hir, kws: &[Vec<u8>]) -> bool {
         covered: &covered,
     }
     .holds(h)
+}
+
+/// The most bytes from the start of any match of `h` to the end of a keyword occurrence
+/// inside it: the longest match of the shortest leading run of `h`'s top-level concatenation
+/// whose every match holds a keyword (in upper case if `upper`, as for
+/// [`keywords_required_upper`]). `None` if no such bounded run exists.
+///
+/// Every match of `h` is a match of that run followed by the rest, so it holds a keyword
+/// occurrence ending at most this far from its start, and the keyword pass reports that
+/// occurrence: a window opened at a hit's end minus this lead reaches the start of every
+/// match that holds the hit in its leading run.
+pub fn keyword_lead(h: &Hir, kws: &[Vec<u8>], upper: bool) -> Option<usize> {
+    let mut h = h;
+    while let HirKind::Capture(c) = h.kind() {
+        h = &c.sub;
+    }
+    let required = |p: &Hir| {
+        if upper {
+            keywords_required_upper(p, kws)
+        } else {
+            keywords_required(p, kws)
+        }
+    };
+    let HirKind::Concat(subs) = h.kind() else {
+        return if required(h) {
+            h.properties().maximum_len()
+        } else {
+            None
+        };
+    };
+    let mut lead = 0usize;
+    for i in 0..subs.len() {
+        lead = lead.checked_add(subs[i].properties().maximum_len()?)?;
+        if required(&Hir::concat(subs[..=i].to_vec())) {
+            return Some(lead);
+        }
+    }
+    None
 }
 
 /// One bottom-up pass deciding whether every match of a HIR contains a keyword.
@@ -1074,6 +1114,46 @@ mod tests {
         assert!(rules > 300, "{rules} rules");
         assert!(required[0] > 50 && required[0] < rules, "{required:?}");
         assert!(required[1] > 0 && required[1] < rules, "{required:?}");
+    }
+
+    /// How far into a match its keyword can end, one regex a line.
+    #[test]
+    fn keyword_lead_is_the_longest_leading_run_holding_a_keyword() {
+        let lead = |re: &str, kw: &str, upper: bool| {
+            let h = regex_syntax::ParserBuilder::new()
+                .unicode(false)
+                .utf8(false)
+                .build()
+                .parse(re)
+                .unwrap();
+            keyword_lead(&h, &[kw.as_bytes().to_vec()], upper)
+        };
+        assert_eq!(
+            lead(
+                r#"(?i)["']?[a-z_]{0,10}token[a-z]{0,5}: (\S+)"#,
+                "token",
+                false
+            ),
+            Some(16)
+        );
+        assert_eq!(lead(r"(?i)token", "token", false), Some(5));
+        assert_eq!(lead(r"(?i)(token)=(\S+)", "token", false), Some(5));
+        assert_eq!(
+            lead(r"(?i)<([a-z]{0,9}(?:key|token))>(\S+)</", "key", false),
+            None
+        );
+        assert_eq!(
+            lead(r"(?i)<([a-z]{0,9}(?:key|secret_key))>(\S+)</", "key", false),
+            Some(20)
+        );
+        assert_eq!(lead(r"(?i)value=(\S+) token", "token", false), None);
+        assert_eq!(lead(r"(?i)(?:x|token)abc", "token", false), None);
+        // "KEY=" is one literal: the run ends after its "="
+        assert_eq!(lead(r"(?m)^[A-Z_]{0,8}KEY=(\S+)", "key", true), Some(12));
+        assert_eq!(
+            lead(r"(?m)^[A-Z_]{0,8}(?:KEY|key)=(\S+)", "key", true),
+            None
+        );
     }
 
     /// Edge cases of the bounds (compared with the reference as above): sets right at and

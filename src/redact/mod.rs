@@ -61,6 +61,9 @@ pub const BOUNDED_CAP: usize = 512;
 pub const UNBOUNDED_WINDOW: usize = 1024;
 /// Largest window per side a growing window may reach; a longer match is cut there.
 pub const MAX_WINDOW: usize = 64 * 1024;
+/// Window per side of a rule whose matches keep to a few lines (see [`Rule::side`]): the
+/// longest quoted value such a rule finds.
+pub const LINE_WINDOW: usize = 16 * 1024;
 // `Rule::side` caps a bounded rule's reach at UNBOUNDED_WINDOW: it must not cut it
 const _: () = assert!(BOUNDED_CAP <= UNBOUNDED_WINDOW);
 
@@ -273,6 +276,9 @@ struct Rule {
     /// every match contains an upper-case keyword occurrence: hits with a lower-case letter
     /// cannot start a window for this rule
     kw_upper: bool,
+    /// every match holds a keyword hit (one `kw_upper` keeps) ending at most this many bytes
+    /// after the match's start (see [`gate::keyword_lead`])
+    lead: Option<usize>,
     /// Every match starts with a keyword hit and is at most `max_len` long: a hit at `ms`
     /// only opens a window if this look-free, `\A`-anchored form of the regex matches
     /// `hay[ms..ms + max_len]` (a superset of "some match starts at `ms`").
@@ -293,8 +299,18 @@ impl Rule {
     }
 
     /// A window's initial size per side (it grows up to [`Rule::reach`] if unbounded).
+    ///
+    /// A rule whose matches hold a bounded number of line breaks gets [`LINE_WINDOW`] at
+    /// once: its windows are clamped to the lines around the hit, which keeps them small on
+    /// ordinary text. Growing would not do for it: a window grows only when a match touches
+    /// its edge, and a match that needs a terminator past the edge (the closing quote of a
+    /// value longer than the window) is not found at all.
     fn side(&self) -> usize {
-        self.reach().min(UNBOUNDED_WINDOW)
+        if self.nl_budget.is_some() {
+            self.reach().min(LINE_WINDOW)
+        } else {
+            self.reach().min(UNBOUNDED_WINDOW)
+        }
     }
 
     fn compiled(&self) -> &Result<Compiled, String> {
@@ -372,11 +388,21 @@ pub(crate) struct Cand {
 pub(crate) struct Found {
     /// The candidates (unmerged, or merged where the producer says so).
     pub cands: Vec<Cand>,
-    /// The end of the haystack cut a match of an unbounded rule. In text mode that end is the
-    /// input's, but a streaming round's buffer ends where its lookahead does, and text mode
-    /// would have grown the window past it (up to [`MAX_WINDOW`] per side): the stream then
-    /// reads further and runs the round again (`stream.rs`).
-    pub cut_at_end: bool,
+    /// Where the earliest match the end of the haystack may have cut starts (a match of an
+    /// unbounded rule that runs to the end, or a line-clamped rule's window whose lines the
+    /// end cuts: see [`Redactor::confirm`]). In text mode that end is the input's, but a
+    /// streaming round's buffer ends where its lookahead does, and text mode would have
+    /// searched past it (up to [`MAX_WINDOW`] per side): when this lies in the part the round
+    /// commits, the stream reads further and runs the round again (`stream.rs`).
+    pub cut_from: Option<usize>,
+}
+
+/// The earlier of two optional positions.
+fn earliest(a: Option<usize>, b: Option<usize>) -> Option<usize> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        _ => a.or(b),
+    }
 }
 
 fn parse(id: &str, src: &str) -> Result<(Hir, bool), RedactError> {
@@ -450,7 +476,12 @@ fn window(rule: &Rule, lines: &LineBreaks, hit: &mut HitLine) -> Win {
             lhi = q + 1;
         }
     }
-    let s = ms.saturating_sub(side).max(llo);
+    // no match holding this hit in its leading run starts before `me - lead`
+    let left = ms.saturating_sub(side);
+    let s = rule
+        .lead
+        .map_or(left, |l| left.max(me.saturating_sub(l)))
+        .max(llo);
     let e = (me + side).min(lhi);
     (0, s, e, llo.min(s), lhi.max(e))
 }
@@ -724,6 +755,9 @@ impl Redactor {
                 None
             };
             let kw_upper = !kws.is_empty() && gate::keywords_required_upper(&hir, &kws);
+            let lead = (!kws.is_empty())
+                .then(|| gate::keyword_lead(&hir, &kws, kw_upper))
+                .flatten();
             // auto keywords that are the regex's own prefix set: every match starts at a hit
             let start_check = (spec.keywords.is_empty()
                 && !kws.is_empty()
@@ -762,6 +796,7 @@ impl Redactor {
                 max_len,
                 nl_budget,
                 kw_upper,
+                lead,
                 start_check,
                 start_profile,
                 compiled: OnceLock::new(),
@@ -924,7 +959,7 @@ impl Redactor {
         clip: impl Fn(Cand) -> Option<Cand>,
     ) -> Found {
         let first = self.hay_candidates(hay, known, segmented);
-        let mut cut_at_end = first.cut_at_end;
+        let mut cut_from = first.cut_from;
         let mut merged = merge(first.cands.into_iter().filter_map(&clip).collect());
         let reach = self.overlap.max(known.map_or(0, |k| k.longest() + 1));
         let mut scratch = Vec::new();
@@ -961,7 +996,7 @@ impl Redactor {
             seen.clear();
             seen.extend(map.iter().map(|r| r.input));
             let more = self.rescan(&scratch, &fresh, reach, known, segmented);
-            cut_at_end |= more.cut_at_end;
+            cut_from = earliest(cut_from, more.cut_from.map(|p| map_back(&map, p, false)));
             let before = merged.clone();
             last.clear();
             for c in more.cands {
@@ -991,7 +1026,7 @@ impl Redactor {
         }
         Found {
             cands: merged,
-            cut_at_end,
+            cut_from,
         }
     }
 
@@ -1060,7 +1095,9 @@ impl Redactor {
             let hi = ceil_char(scratch, (to + reach).min(n));
             let found = self.hay_candidates(&scratch[lo..hi], known, segmented);
             // the end of a stretch is the end of the haystack only for the last one
-            out.cut_at_end |= found.cut_at_end && hi == n;
+            if hi == n {
+                out.cut_from = earliest(out.cut_from, found.cut_from.map(|p| p + lo));
+            }
             out.cands.extend(
                 found
                     .cands
@@ -1220,7 +1257,7 @@ impl Redactor {
     /// unmerged.
     pub(crate) fn candidates(&self, hay: &[u8], lo: usize, hi: usize, segmented: bool) -> Found {
         let mut out = Vec::new();
-        let mut cut_at_end = false;
+        let mut cut_from = None;
         let region = &hay[..hi];
         let lines = LineBreaks::new(hay, lo, hi);
         if let Some(ac) = &self.ac {
@@ -1266,7 +1303,10 @@ impl Redactor {
                 }
             };
             lanes::for_each_match(ac, &region[lo..], |pat, s, e| on_hit(pat, s + lo, e + lo));
-            cut_at_end |= self.confirm_windows(&mut wins, hay, segmented, &mut out);
+            cut_from = earliest(
+                cut_from,
+                self.confirm_windows(&mut wins, hay, segmented, &mut out),
+            );
         }
         if !self.gated.is_empty() {
             let mut runs = Vec::new();
@@ -1278,7 +1318,10 @@ impl Redactor {
                 let e = (e + 1).min(hi);
                 wins.push((r, s, e, s, e));
             }
-            cut_at_end |= self.confirm_windows(&mut wins, hay, segmented, &mut out);
+            cut_from = earliest(
+                cut_from,
+                self.confirm_windows(&mut wins, hay, segmented, &mut out),
+            );
         }
         if !self.anchored.is_empty() {
             let anchor = self.anchor_re.get_or_init(|| {
@@ -1315,11 +1358,17 @@ impl Redactor {
                             wins.last_mut().unwrap().0 = r;
                         }
                     }
-                    cut_at_end |= self.confirm_windows(&mut wins, hay, segmented, &mut out);
+                    cut_from = earliest(
+                        cut_from,
+                        self.confirm_windows(&mut wins, hay, segmented, &mut out),
+                    );
                 }
                 Err(_) => {
                     for &r in &self.anchored {
-                        cut_at_end |= self.confirm(r, hay, (lo, hi), (lo, hi), segmented, &mut out);
+                        cut_from = earliest(
+                            cut_from,
+                            self.confirm(r, hay, (lo, hi), (lo, hi), segmented, &mut out),
+                        );
                     }
                 }
             }
@@ -1327,40 +1376,64 @@ impl Redactor {
         self.apply_vetoes(&mut out);
         Found {
             cands: out,
-            cut_at_end,
+            cut_from,
         }
     }
 
     /// Sort and merge windows per rule, then confirm each merged window once; true if the
-    /// haystack's end cut a match (see [`Found::cut_at_end`]).
+    /// haystack's end may have cut a match, where the earliest such starts (see
+    /// [`Found::cut_from`]).
     fn confirm_windows(
         &self,
         wins: &mut [Win],
         hay: &[u8],
         segmented: bool,
         out: &mut Vec<Cand>,
-    ) -> bool {
+    ) -> Option<usize> {
         sort_windows(wins, self.rules.len());
-        let mut cut_at_end = false;
+        let mut cut_from = None;
         let mut i = 0;
         while i < wins.len() {
             let (r, s, mut e, mut llo, mut lhi) = wins[i];
+            // the start of the merged window that ends last
+            let mut tail = s;
             let mut j = i + 1;
             while j < wins.len() && wins[j].0 == r && wins[j].1 <= e {
+                if wins[j].2 >= e {
+                    tail = wins[j].1;
+                }
                 e = e.max(wins[j].2);
                 llo = llo.min(wins[j].3);
                 lhi = lhi.max(wins[j].4);
                 j += 1;
             }
-            cut_at_end |= self.confirm(r, hay, (s, e), (llo, lhi), segmented, out);
+            // A line-clamped rule's window runs to the haystack's end only when its clamp,
+            // the line break after the hit's lines, is missing (or is the very last byte): a
+            // match ending past the end (a quoted value's closing quote) would not be found
+            // at all, so a stream must read on if that window starts in what it commits. A
+            // line break as the last byte closes a one-line clamp.
+            let rule = &self.rules[r as usize];
+            if e == hay.len()
+                && lhi == hay.len()
+                && !matches!(rule.max_len, Some(m) if m <= BOUNDED_CAP)
+                && rule
+                    .nl_budget
+                    .is_some_and(|k| k > 0 || hay.last() != Some(&b'\n'))
+            {
+                cut_from = earliest(cut_from, Some(tail));
+            }
+            cut_from = earliest(
+                cut_from,
+                self.confirm(r, hay, (s, e), (llo, lhi), segmented, out),
+            );
             i = j;
         }
-        cut_at_end
+        cut_from
     }
 
     /// Run rule `r` over the window `(ws, we)`, growing it (within `(lo, hi)`) when an
-    /// unbounded match touches an edge. Pushes confirmed secret spans; true if the haystack's
-    /// end cut a match of an unbounded rule (see [`Found::cut_at_end`]).
+    /// unbounded match touches an edge. Pushes confirmed secret spans; returns where the
+    /// earliest match the haystack's end may have cut starts (see [`Found::cut_from`]).
     ///
     /// In a `segmented` haystack (JSON mode's scan buffer) the window is searched piece by
     /// piece, a piece ending at each [`SEGMENT_MARK`]: no match, context included, crosses
@@ -1375,7 +1448,7 @@ impl Redactor {
         (lo, hi): (usize, usize),
         segmented: bool,
         out: &mut Vec<Cand>,
-    ) -> bool {
+    ) -> Option<usize> {
         let rule = &self.rules[r as usize];
         let c = match rule.compiled() {
             Ok(c) => c,
@@ -1394,10 +1467,10 @@ impl Redactor {
                     }
                     from = to + 1;
                 }
-                return false;
+                return None;
             }
         };
-        let mut cut_at_end = false;
+        let mut cut_from = None;
         let mark = out.len();
         let mut grow = c.side;
         // one allocation per window, not one per match
@@ -1437,7 +1510,7 @@ impl Redactor {
                 };
                 if !c.bounded && me == we && we == hi && hi == hay.len() {
                     // the haystack's end cut this match: a stream reads further
-                    cut_at_end = true;
+                    cut_from = earliest(cut_from, Some(ms));
                 }
                 if !c.bounded
                     && grow < MAX_WINDOW
@@ -1485,7 +1558,7 @@ impl Redactor {
             }
             break;
         }
-        cut_at_end
+        cut_from
     }
 
     /// Confirm one match: `secret` is the captured value, `before` the match text before it.

@@ -11,9 +11,14 @@
 //!   and `\b` / look-behind see the real preceding bytes.
 //!
 //! A match of an unbounded rule (a value of any length: `KEY=<3 KiB of base64>`) can run past
-//! the lookahead. Text mode grows such a window up to [`MAX_WINDOW`] bytes per side; when the
-//! buffer's end cut one, the round reads up to [`STREAM_MAX_LOOKAHEAD`] more bytes and runs
-//! again, so the stream sees the whole value as text mode does (and redacts its tail too).
+//! the lookahead. Text mode grows such a window up to [`MAX_WINDOW`] bytes per side, and gives
+//! a rule whose matches keep to a few lines the whole of those lines (up to [`MAX_WINDOW`]
+//! bytes: `token: "<20 KiB>"` is found only once its closing quote is in the window). When
+//! the buffer's end may have cut such a match or window starting in the part the round
+//! commits, the round reads on (at once to [`MAX_WINDOW`] past the commit point, then
+//! doubling, up to [`STREAM_MAX_LOOKAHEAD`] more bytes) and runs again, so the stream sees
+//! the whole value as text mode does (and redacts its tail too). A cut that starts in the
+//! lookahead needs nothing: the next round, which keeps it as context, sees it again.
 //!
 //! A finding is applied in the round in which its secret *starts* inside the committed region;
 //! the commit point is extended to the end of that finding. Memory is therefore bounded by
@@ -30,7 +35,8 @@
 //! counted, so memory does not grow with the number of findings.
 
 use super::{
-    floor_char, KnownValues, Numbering, Redactor, Replacement, MAX_WINDOW, UNBOUNDED_WINDOW,
+    floor_char, KnownValues, Numbering, Redactor, Replacement, LINE_WINDOW, MAX_WINDOW,
+    UNBOUNDED_WINDOW,
 };
 use std::io::{self, Read, Write};
 
@@ -83,6 +89,8 @@ pub(super) fn redact_stream<R: Read, W: Write>(
     let mut count = 0usize;
     let mut numbering = Numbering::default();
     let mut withheld = false;
+    // whether the last round read past its lookahead
+    let mut read_on = false;
     loop {
         if !eof {
             eof = fill(&mut r, &mut buf, ctx + chunk + overlap)?;
@@ -97,16 +105,25 @@ pub(super) fn redact_stream<R: Read, W: Write>(
             floor_char(&buf, hi - overlap).max(ctx + 1)
         };
         // the same fixed point as text mode, over the whole buffer (see `Redactor::fixed_point`);
-        // where the buffer's end cut an unbounded rule's match, text mode would have searched
-        // on: read further (doubling) and run the round again, up to where text mode stops
+        // where the buffer's end cut an unbounded rule's match or a line-clamped window that
+        // starts before the commit point, text mode would have searched on: read further
+        // (a whole window past the commit point, then doubling) and run the round again, up
+        // to where text mode stops
         let limit = commit + overlap + STREAM_MAX_LOOKAHEAD;
+        if read_on && !eof {
+            // the last round had to (long lines, most likely): read on now, not after a run
+            eof = fill(&mut r, &mut buf, commit + overlap + LINE_WINDOW)?;
+        }
+        read_on = false;
         let cands = loop {
             let found = rd.fixed_point(&buf, known);
-            if eof || !found.cut_at_end || buf.len() >= limit {
+            if eof || found.cut_from.is_none_or(|p| p >= commit) || buf.len() >= limit {
                 break found.cands;
             }
-            let more = (2 * (buf.len() - commit)).min(limit - buf.len());
-            let want = buf.len() + more;
+            read_on = true;
+            let want = (buf.len() + 2 * (buf.len() - commit))
+                .max(commit + overlap + LINE_WINDOW)
+                .min(limit);
             eof = fill(&mut r, &mut buf, want)?;
         };
         let hi = buf.len();

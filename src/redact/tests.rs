@@ -906,6 +906,43 @@ fn key_named_secret_rules_search_only_the_hits_line() {
     }
 }
 
+/// `Rule::lead` holds on the shipped packs' own samples: every match of a rule with a lead
+/// holds one of its keywords ending at most that far from the match's start (windows open
+/// only that far before a hit).
+#[test]
+fn every_match_holds_a_keyword_within_its_rules_lead() {
+    let r = shipped(crate::Hook::TransformToolResult);
+    let mut texts = Vec::new();
+    for pack in ["policies/secrets.test.yaml", "policies/pii.test.yaml"] {
+        let y: serde_json::Value =
+            serde_yaml_ng::from_str(&std::fs::read_to_string(pack).unwrap()).unwrap();
+        for t in y["tests"].as_array().unwrap() {
+            texts.extend(t["result"].as_str().map(str::to_string));
+        }
+    }
+    let mut checked = 0;
+    for (i, rule) in r.rules.iter().enumerate() {
+        let Some(lead) = rule.lead else { continue };
+        let kws = r.keywords_of(i);
+        let re = regex::bytes::Regex::new(&rule.spec.regex).unwrap();
+        for t in &texts {
+            let low = t.to_ascii_lowercase();
+            for m in re.find_iter(t.as_bytes()) {
+                let head = &low.as_bytes()[m.start()..(m.start() + lead).min(m.end())];
+                assert!(
+                    kws.iter()
+                        .any(|k| head.windows(k.len()).any(|w| w == k.as_bytes())),
+                    "{}: no keyword within {lead} bytes of {:?}",
+                    rule.id,
+                    &t[m.start()..m.end()]
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 300, "{checked} matches checked");
+}
+
 /// A rule whose every match starts at its keyword is profiled (`profile.rs`), and the profile
 /// would turn most hits away before the regex runs; a rule whose regex cannot be built must
 /// not be turned away by it: its window opens anyway and is redacted whole (fail closed).
@@ -973,6 +1010,83 @@ fn a_value_longer_than_the_lookahead_streams_as_in_text_mode() {
             let out = String::from_utf8(out).unwrap();
             assert_eq!(out, t.text, "value of {len} bytes, chunk {chunk}");
             assert_eq!(f, t.findings, "value of {len} bytes, chunk {chunk}");
+        }
+    }
+}
+
+/// A quoted value longer than a window's first size: a rule whose match needs a terminator
+/// (the closing quote) cannot grow its window from a match touching the edge, as none is
+/// found at all; its window is the hit's whole line (up to [`LINE_WINDOW`]) from the start,
+/// and a stream whose buffer ends inside that line reads on. Both used to leave the value
+/// whole.
+#[test]
+fn a_quoted_value_longer_than_a_window_is_redacted_whole() {
+    let mut spec = label(
+        "yaml",
+        r#"(?m)^[a-z_]*token: "([^"\n]{4,})""#,
+        "[REDACTED:secret]",
+    );
+    spec.keywords = vec!["token".into()];
+    spec.capture = Some(1);
+    let r = Redactor::new(vec![spec]).unwrap();
+    for len in [
+        UNBOUNDED_WINDOW + 1,
+        3 * r.stream_overlap(),
+        LINE_WINDOW - 100,
+    ] {
+        let value: String = (0..len)
+            .map(|i| (b'a' + (i * 7 % 26) as u8) as char)
+            .collect();
+        let head = "x\n".repeat(1500);
+        let text = format!("{head}api_token: \"{value}\"\nnext line\n");
+        let t = r.redact_text(&text);
+        assert_eq!(
+            t.text,
+            format!("{head}api_token: \"[REDACTED:secret]\"\nnext line\n"),
+            "{len}"
+        );
+        for chunk in [16, 1000, 4000, 64 * 1024] {
+            let mut out = Vec::new();
+            let f = r
+                .redact_stream_chunked(text.as_bytes(), &mut out, chunk)
+                .unwrap();
+            let out = String::from_utf8(out).unwrap();
+            assert_eq!(out, t.text, "value of {len} bytes, chunk {chunk}");
+            assert_eq!(f, t.findings, "value of {len} bytes, chunk {chunk}");
+        }
+    }
+}
+
+/// The same with the shipped packs: long credential values in the usual assignment forms
+/// are redacted whole in every mode (the `redact` fuzz target's invariants).
+#[test]
+fn long_credential_values_are_redacted_whole_with_the_shipped_packs() {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let alnum = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    for len in [1500, 5000] {
+        let value: String = (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                alnum[(x % alnum.len() as u64) as usize] as char
+            })
+            .collect();
+        for form in [
+            "session_token: \"{}\"",
+            "SESSION_TOKEN=\"{}\"",
+            "\"api_key\" => \"{}\"",
+            "client_secret := `{}`",
+            "<sessionToken>\n  {}\n</sessionToken>",
+        ] {
+            let text = format!("line before\n{}\nline after\n", form.replace("{}", &value));
+            let t = shipped(crate::Hook::TransformToolResult).redact_text(&text);
+            assert!(
+                !t.text.contains(&value[..100]),
+                "{form} ({len}): {}",
+                t.text
+            );
+            assert_fuzz_invariants(crate::Hook::TransformToolResult, &text);
         }
     }
 }
