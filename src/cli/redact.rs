@@ -23,7 +23,8 @@ pub(crate) enum Event {
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Format {
-    /// JSON if the input starts with `{` or `[` and parses (up to 64 MiB), else streamed text.
+    /// JSON if the input parses as one JSON document (up to 64 MiB; an object, array, string,
+    /// number or literal), else streamed text.
     Auto,
     /// Plain text, streamed in 64 KiB chunks (bounded memory).
     Text,
@@ -150,7 +151,7 @@ pub(crate) fn run(a: Args) -> i32 {
                     .map(|_| ()),
                 Ok(_) => match read_max(&mut input, &mut all) {
                     Err(e) => Err(e),
-                    // Too big to read whole: a text log that starts with `[` is streamed.
+                    // Too big to read whole: a text log that starts like JSON is streamed.
                     Ok(true) => redactor
                         .redact_stream_with(
                             std::io::Cursor::new(all).chain(&mut input),
@@ -176,10 +177,23 @@ pub(crate) fn run(a: Args) -> i32 {
     write_report(a.report.as_deref(), hook, &findings)
 }
 
+/// Whether `b`, the first bytes of the input (all of it when it is short), may be one JSON
+/// document and is worth reading whole to parse. An object or array may span lines; any other
+/// value (string, number, literal) cannot hold a raw line break, so text on a later line means
+/// plain text, streamed at once.
 fn looks_json(b: &[u8]) -> bool {
-    b.iter()
-        .find(|b| !b.is_ascii_whitespace())
-        .is_some_and(|b| *b == b'{' || *b == b'[')
+    if !warden::redact::may_be_json(b) {
+        return false;
+    }
+    let first = b.iter().position(|b| !b.is_ascii_whitespace());
+    match first.map(|i| (i, b[i])) {
+        Some((_, b'{' | b'[')) => true,
+        Some((i, _)) => match memchr::memchr(b'\n', &b[i..]) {
+            Some(nl) => b[i + nl..].iter().all(u8::is_ascii_whitespace),
+            None => true,
+        },
+        None => false,
+    }
 }
 
 /// Read the rest of `input` into `all`, up to [`JSON_MAX`]; true if there is more.

@@ -1113,10 +1113,10 @@ impl Redactor {
         out
     }
 
-    /// Structure-aware redaction: a JSON document (object / array) is redacted inside its
-    /// decoded string values, keys and long numbers (recursively into JSON held in a string),
-    /// and the output is valid JSON of the same shape (see `json.rs`). Anything else is
-    /// redacted as text.
+    /// Structure-aware redaction: a JSON document (object, array, string, number or literal;
+    /// see [`may_be_json`]) is redacted inside its decoded string values, keys and long numbers
+    /// (recursively into JSON held in a string), and the output is valid JSON of the same shape
+    /// (see `json.rs`). Anything else is redacted as text.
     pub fn redact<'a>(&self, input: &'a str) -> Redaction<'a> {
         self.redact_with(input, None)
     }
@@ -1133,8 +1133,7 @@ impl Redactor {
 
     /// [`redact`](Self::redact) that also masks `known` values.
     pub fn redact_with<'a>(&self, input: &'a str, known: Option<&KnownValues>) -> Redaction<'a> {
-        let first = input.bytes().find(|b| !b.is_ascii_whitespace());
-        if matches!(first, Some(b'{') | Some(b'[')) {
+        if may_be_json(input.as_bytes()) {
             if let Some(r) = json::redact_doc(self, known, input, 0, &mut Numbering::default()) {
                 return r;
             }
@@ -1847,6 +1846,21 @@ fn map_back(map: &[Replaced], p: usize, end: bool) -> usize {
 
 /// Leftmost-longest merge: sort by start, then longest, then rule order; overlapping spans
 /// are unioned and named by the first one.
+/// True if `b` may be one JSON document: its first byte that is not JSON whitespace can open
+/// a JSON value (`{`, `[`, `"`, `-`, a digit, `t`, `f`, `n`). A text that starts so is parsed as
+/// JSON first and redacted as text only if it is not JSON, so a valid JSON input, even a bare
+/// string such as a JSON Lines line `"…"`, always comes out as valid JSON.
+pub fn may_be_json(b: &[u8]) -> bool {
+    b.iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .is_some_and(|b| {
+            matches!(
+                b,
+                b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
+            )
+        })
+}
+
 pub(crate) fn merge(mut cands: Vec<Cand>) -> Vec<Cand> {
     if cands.len() <= 1 {
         return cands;

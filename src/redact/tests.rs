@@ -206,6 +206,37 @@ fn json_invalid_falls_back_to_text() {
     assert_eq!(o.text, "{not json [REDACTED:aws-access-key]");
 }
 
+#[test]
+fn json_scalar_documents_are_json_in_and_out() {
+    let r = small();
+    // (input, output): a document that is one JSON string or number stays JSON; a text that
+    // only starts like one is text
+    let table = [
+        (
+            r#""line1\nAKIAQ3EGPLVZ5XKJRM7T""#,
+            r#""line1\n[REDACTED:aws-access-key]""#,
+        ),
+        (r#" "a \"b\" c" "#, r#" "a \"b\" c" "#),
+        ("4539148803436467", r#""[REDACTED:card]""#),
+        (
+            "4539148803436467 AKIAQ3EGPLVZ5XKJRM7T",
+            "[REDACTED:card] [REDACTED:aws-access-key]",
+        ),
+        (
+            r#""AKIAQ3EGPLVZ5XKJRM7T" tail"#,
+            r#""[REDACTED:aws-access-key]" tail"#,
+        ),
+        ("null", "null"),
+        ("-rw-r--r-- 1 root", "-rw-r--r-- 1 root"),
+    ];
+    for (input, want) in table {
+        assert_eq!(r.redact(input).text, want, "{input:?}");
+    }
+    assert!(super::may_be_json(b" \n\"x\""));
+    assert!(!super::may_be_json(b"AKIA"));
+    assert!(!super::may_be_json(b"\x0c{}"));
+}
+
 struct Trickle<'a>(&'a [u8], usize, usize);
 impl std::io::Read for Trickle<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
