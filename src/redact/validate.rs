@@ -241,8 +241,14 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
             return false;
         }
     }
-    // code: calls, indexing, dotted identifiers with short parts (`settings.SECRET_KEY`)
-    if v.contains('(') || v.ends_with(']') || v.contains("->") || v.contains("::") {
+    // code: calls, indexing (`cfg[0]`, and `os.environ[` where an unquoted value stops at the
+    // index's quote), dotted identifiers with short parts (`settings.SECRET_KEY`)
+    if v.contains('(')
+        || v.ends_with(']')
+        || v.ends_with('[')
+        || v.contains("->")
+        || v.contains("::")
+    {
         return false;
     }
     let dotted: Vec<&str> = v.split('.').collect();
@@ -966,6 +972,7 @@ mod tests {
             b"telegram_api_token =",
             b"etcdctl get /app/secret",
             b"vault kv get -field=pw secret/db",
+            b"os.environ[",
         ] {
             assert!(!secret_value_ok(v), "{}", String::from_utf8_lossy(v));
         }
