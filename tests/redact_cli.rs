@@ -196,3 +196,27 @@ fn auto_mode_streams_a_big_text_that_starts_with_a_bracket() {
         "{head}"
     );
 }
+
+#[test]
+fn a_bare_json_value_is_json_up_to_64_kib_in_auto_and_jsonl_modes() {
+    for (pad, json) in [(60_000, true), (70_000, false)] {
+        // decoded, the quoted password is found; in the escaped text it is not
+        let text = format!("password: \"Qm7vX2pLk9wR\" {}", "x".repeat(pad));
+        let doc = serde_json::json!(text).to_string();
+        let auto = String::from_utf8(redact(&[], doc.as_bytes(), &[])).unwrap();
+        let as_text =
+            String::from_utf8(redact(&["--format", "text"], doc.as_bytes(), &[])).unwrap();
+        if json {
+            assert!(!auto.contains("Qm7vX2pLk9wR"), "{pad}");
+            serde_json::from_str::<serde_json::Value>(&auto).expect("JSON out");
+        } else {
+            assert_eq!(auto, as_text, "a longer bare string is text ({pad})");
+        }
+        let jsonl = String::from_utf8(redact(&["--format", "jsonl"], doc.as_bytes(), &[])).unwrap();
+        assert_eq!(jsonl, auto, "jsonl gives what auto mode gives ({pad})");
+    }
+    // `\r` progress output that starts like a number is streamed, not read whole
+    let progress = "  5% [==>  ] 1.2MB/s\r".repeat(10_000);
+    let out = redact(&[], progress.as_bytes(), &[]);
+    assert_eq!(out, progress.as_bytes());
+}

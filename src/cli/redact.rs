@@ -23,8 +23,9 @@ pub(crate) enum Event {
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Format {
-    /// JSON if the input parses as one JSON document (up to 64 MiB; an object, array, string,
-    /// number or literal), else streamed text.
+    /// JSON if the input parses as one JSON document (an object or array up to 64 MiB, a bare
+    /// string, number or literal up to 64 KiB), else text, streamed (a text that starts like
+    /// JSON is read whole first, up to those sizes).
     Auto,
     /// Plain text, streamed in 64 KiB chunks (bounded memory).
     Text,
@@ -139,7 +140,19 @@ pub(crate) fn run(a: Args) -> i32 {
         Format::Auto => {
             // Peek at the first bytes to decide between JSON and streamed text.
             let mut all = Vec::with_capacity(8 << 10);
-            match (&mut input).take(8 << 10).read_to_end(&mut all) {
+            let peek = (&mut input)
+                .take(8 << 10)
+                .read_to_end(&mut all)
+                .and_then(|n| {
+                    // a bare JSON value is decided on its first SCALAR_MAX + 1 bytes
+                    if n == 8 << 10 && starts_scalar(&all) {
+                        let more = (SCALAR_MAX + 1 - all.len()) as u64;
+                        (&mut input).take(more).read_to_end(&mut all)
+                    } else {
+                        Ok(n)
+                    }
+                });
+            match peek {
                 Err(e) => Err(e),
                 Ok(_) if !looks_json(&all) => redactor
                     .redact_stream_with(
@@ -177,23 +190,35 @@ pub(crate) fn run(a: Args) -> i32 {
     write_report(a.report.as_deref(), hook, &findings)
 }
 
-/// Whether `b`, the first bytes of the input (all of it when it is short), may be one JSON
-/// document and is worth reading whole to parse. An object or array may span lines; any other
-/// value (string, number, literal) cannot hold a raw line break, so text on a later line means
-/// plain text, streamed at once.
+/// The longest bare JSON string, number or literal that is parsed as a JSON document (auto
+/// mode and each JSON Lines line); a longer one is text, so a long line that only starts like
+/// one (a minified script, `\r` progress output) is streamed with bounded memory.
+const SCALAR_MAX: usize = 64 << 10;
+
+/// Whether `b`, the input's first bytes (auto mode: at least [`SCALAR_MAX`] + 1 of them when it
+/// starts like a bare JSON value, all of it when shorter) or one JSON Lines line, may be one JSON
+/// document worth reading whole and parsing. An object or array may span lines; a bare string,
+/// number or literal holds no raw line break, so text on a later line means plain text.
 fn looks_json(b: &[u8]) -> bool {
-    if !warden::redact::may_be_json(b) {
-        return false;
+    match warden::redact::json_first_byte(b) {
+        Some(b'{' | b'[') => true,
+        _ if !warden::redact::may_be_json(b) => false,
+        _ => {
+            b.len() <= SCALAR_MAX
+                && match memchr::memchr(b'\n', b) {
+                    Some(nl) => b[nl..]
+                        .iter()
+                        .all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r')),
+                    None => true,
+                }
+        }
     }
-    let first = b.iter().position(|b| !b.is_ascii_whitespace());
-    match first.map(|i| (i, b[i])) {
-        Some((_, b'{' | b'[')) => true,
-        Some((i, _)) => match memchr::memchr(b'\n', &b[i..]) {
-            Some(nl) => b[i + nl..].iter().all(u8::is_ascii_whitespace),
-            None => true,
-        },
-        None => false,
-    }
+}
+
+/// True if `b` starts like a bare JSON string, number or literal (not an object or array).
+fn starts_scalar(b: &[u8]) -> bool {
+    warden::redact::may_be_json(b)
+        && !matches!(warden::redact::json_first_byte(b), Some(b'{' | b'['))
 }
 
 /// Read the rest of `input` into `all`, up to [`JSON_MAX`]; true if there is more.

@@ -1844,23 +1844,29 @@ fn map_back(map: &[Replaced], p: usize, end: bool) -> usize {
     }
 }
 
-/// Leftmost-longest merge: sort by start, then longest, then rule order; overlapping spans
-/// are unioned and named by the first one.
+/// The first byte of `b` that is not JSON whitespace, if any.
+pub fn json_first_byte(b: &[u8]) -> Option<u8> {
+    b.iter()
+        .copied()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
 /// True if `b` may be one JSON document: its first byte that is not JSON whitespace can open
 /// a JSON value (`{`, `[`, `"`, `-`, a digit, `t`, `f`, `n`). A text that starts so is parsed as
 /// JSON first and redacted as text only if it is not JSON, so a valid JSON input, even a bare
-/// string such as a JSON Lines line `"…"`, always comes out as valid JSON.
+/// string such as a JSON Lines line `"…"`, always comes out as valid JSON (a bare number that
+/// held a card number comes out as a string: `"[REDACTED:card]"`).
 pub fn may_be_json(b: &[u8]) -> bool {
-    b.iter()
-        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-        .is_some_and(|b| {
-            matches!(
-                b,
-                b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
-            )
-        })
+    json_first_byte(b).is_some_and(|b| {
+        matches!(
+            b,
+            b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
+        )
+    })
 }
 
+/// Leftmost-longest merge: sort by start, then longest, then rule order; overlapping spans
+/// are unioned and named by the first one.
 pub(crate) fn merge(mut cands: Vec<Cand>) -> Vec<Cand> {
     if cands.len() <= 1 {
         return cands;
