@@ -245,7 +245,7 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
     // index's quote), dotted identifiers with short parts (`settings.SECRET_KEY`)
     if v.contains('(')
         || v.ends_with(']')
-        || v.ends_with('[')
+        || v.strip_suffix('[').is_some_and(indexed_name)
         || v.contains("->")
         || v.contains("::")
     {
@@ -271,6 +271,9 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
         || b[b.len() - 1] == b':'
         || versioned_name(b)
     {
+        return false;
+    }
+    if yaml_reference(b) || decimal_or_date(b) || option_list(v) {
         return false;
     }
     let has_space = b.contains(&b' ');
@@ -307,6 +310,72 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
         // a quoted pass-phrase: several characters, some variety, not prose-length
         !code && v.len() >= 8 && v.len() <= 200 && shannon_entropy(b) >= 2.5
     }
+}
+
+/// A YAML alias or tag in a value's place (`*default_pw`, `!vault |`): `*` or `!`, then a
+/// lowercase name.
+fn yaml_reference(b: &[u8]) -> bool {
+    let name = b.split(|&c| c == b' ').next().unwrap_or(b);
+    name.len() > 1
+        && matches!(name[0], b'*' | b'!')
+        && name[1].is_ascii_lowercase()
+        && name[2..]
+            .iter()
+            .all(|&c| c.is_ascii_lowercase() || c == b'_' || c == b'-')
+        && (name.len() == b.len() || b[name.len()..] == *b" |" || b[name.len()..] == *b" >")
+}
+
+/// A decimal number (`0.93452`, `-1.5`) or an ISO-8601 date / time
+/// (`2024-05-01`, `2024-05-01T12:00:00Z`, `2024-05-01 12:00:00.123+02:00`).
+fn decimal_or_date(b: &[u8]) -> bool {
+    let digits = |s: &[u8]| !s.is_empty() && s.iter().all(u8::is_ascii_digit);
+    let unsigned = b.strip_prefix(b"-").unwrap_or(b);
+    if let Some(dot) = unsigned.iter().position(|&c| c == b'.') {
+        if digits(&unsigned[..dot]) && digits(&unsigned[dot + 1..]) {
+            return true;
+        }
+    }
+    b.len() >= 10
+        && digits(&b[..4])
+        && b[4] == b'-'
+        && digits(&b[5..7])
+        && b[7] == b'-'
+        && digits(&b[8..10])
+        && b[10..]
+            .iter()
+            .all(|&c| c.is_ascii_digit() || b"T :.+-Z".contains(&c))
+}
+
+/// Options, not a secret: two or more comma-separated `name=value` parts with lowercase names
+/// (`docker build --secret id=npmrc,src=$HOME/.npmrc`, `--mount type=secret,id=x`).
+fn option_list(v: &str) -> bool {
+    let mut parts = 0;
+    for part in v.split(',') {
+        let Some((name, _)) = part.split_once('=') else {
+            return false;
+        };
+        let n = name.as_bytes();
+        if n.is_empty()
+            || !n[0].is_ascii_lowercase()
+            || !n
+                .iter()
+                .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_' || c == b'-')
+        {
+            return false;
+        }
+        parts += 1;
+    }
+    parts >= 2
+}
+
+/// The name an unquoted value cut at an index's quote ends in (`os.environ[`, `settings[`,
+/// `$_ENV[`): dotted identifiers of letters and `_` (a `$` first), no digits, which a random
+/// value ending in `[` (`Qm7vX2pLk9wR[`) is not.
+fn indexed_name(v: &str) -> bool {
+    let v = v.strip_prefix('$').unwrap_or(v);
+    !v.is_empty()
+        && v.split('.')
+            .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_alphabetic() || c == b'_'))
 }
 
 /// `name-1.2`, `jjwt-jackson-0.11.2`, `lib_v2.0.1-rc1`: letters first, then a separator and a
@@ -973,6 +1042,13 @@ mod tests {
             b"etcdctl get /app/secret",
             b"vault kv get -field=pw secret/db",
             b"os.environ[",
+            b"$_ENV[",
+            b"*default_pw",
+            b"!vault |",
+            b"0.93452",
+            b"2024-05-01T12:00:00Z",
+            b"2024-05-01 12:00:00.123+02:00",
+            b"id=npmrc,src=$HOME/.npmrc",
         ] {
             assert!(!secret_value_ok(v), "{}", String::from_utf8_lossy(v));
         }
@@ -981,6 +1057,11 @@ mod tests {
             b"my horse ate 7 carrots",
             b"correct horse battery staple",
             b"dGVzdC1zZWNyZXQtdmFsdWU=",
+            b"Qm7vX2pLk9wR[",
+            b"!Qm7vX2pLk9wR",
+            b"*Hunter2Hunter2",
+            b"2024-05-01Tz8rK2mWq5Ln",
+            b"a=Qm7vX2pLk9wR",
         ] {
             assert!(secret_value_ok(v), "{}", String::from_utf8_lossy(v));
         }
