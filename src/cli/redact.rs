@@ -200,19 +200,12 @@ const SCALAR_MAX: usize = 64 << 10;
 /// document worth reading whole and parsing. An object or array may span lines; a bare string,
 /// number or literal holds no raw line break, so text on a later line means plain text.
 fn looks_json(b: &[u8]) -> bool {
-    match warden::redact::json_first_byte(b) {
-        Some(b'{' | b'[') => true,
-        _ if !warden::redact::may_be_json(b) => false,
-        _ => {
-            b.len() <= SCALAR_MAX
-                && match memchr::memchr(b'\n', b) {
-                    Some(nl) => b[nl..]
-                        .iter()
-                        .all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r')),
-                    None => true,
-                }
-        }
+    if !starts_scalar(b) {
+        return warden::redact::may_be_json(b);
     }
+    b.len() <= SCALAR_MAX
+        && memchr::memchr(b'\n', b)
+            .is_none_or(|nl| warden::redact::json_first_byte(&b[nl..]).is_none())
 }
 
 /// True if `b` starts like a bare JSON string, number or literal (not an object or array).

@@ -12,10 +12,10 @@
 //!
 //! A match of an unbounded rule (a value of any length: `KEY=<3 KiB of base64>`) can run past
 //! the lookahead. Text mode grows such a window up to [`MAX_WINDOW`] bytes per side, and gives
-//! a rule whose matches keep to a few lines the whole of those lines (up to [`MAX_WINDOW`]
-//! bytes: `token: "<20 KiB>"` is found only once its closing quote is in the window). When
-//! the buffer's end may have cut such a match or window starting in the part the round
-//! commits, the round reads on (at once to [`MAX_WINDOW`] past the commit point, then
+//! a rule whose matches keep to a few lines the whole of those lines (up to [`LINE_WINDOW`]
+//! bytes per side: `token: "<10 KiB>"` is found only once its closing quote is in the window).
+//! When the buffer's end may have cut such a match or window starting in the part the round
+//! commits, the round reads on (at once to [`LINE_WINDOW`] past the commit point, then
 //! doubling, up to [`STREAM_MAX_LOOKAHEAD`] more bytes) and runs again, so the stream sees
 //! the whole value as text mode does (and redacts its tail too). A cut that starts in the
 //! lookahead needs nothing: the next round, which keeps it as context, sees it again.

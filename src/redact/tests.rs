@@ -557,6 +557,26 @@ fn shipped(hook: crate::Hook) -> &'static Redactor {
 /// shipped packs: nothing detected is left, text and JSON modes are idempotent, streaming at
 /// every chunk size gives exactly the text mode's output and findings, and a JSON document
 /// comes out as JSON with nothing detected in any string or key.
+/// Streaming `text` in chunks of each size gives `t`, the text mode's output and findings
+/// (`what` names the case in a failure).
+fn assert_stream_equals_text(
+    r: &Redactor,
+    text: &str,
+    t: &Redaction<'_>,
+    chunks: &[usize],
+    what: &str,
+) {
+    for &chunk in chunks {
+        let mut out = Vec::new();
+        let f = r
+            .redact_stream_chunked(text.as_bytes(), &mut out, chunk)
+            .unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(out, t.text, "{what}, chunk {chunk}");
+        assert_eq!(f, t.findings, "{what}: findings, chunk {chunk}");
+    }
+}
+
 fn assert_fuzz_invariants(hook: crate::Hook, text: &str) {
     let r = shipped(hook);
     let t = r.redact_text(text);
@@ -568,18 +588,7 @@ fn assert_fuzz_invariants(hook: crate::Hook, text: &str) {
         t.text,
         "text mode not idempotent"
     );
-    for chunk in [16, 17, 64, 100, 1000, 4096] {
-        let mut out = Vec::new();
-        let f = r
-            .redact_stream_chunked(text.as_bytes(), &mut out, chunk)
-            .unwrap();
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            t.text,
-            "stream (chunk {chunk})"
-        );
-        assert_eq!(f, t.findings, "stream findings (chunk {chunk})");
-    }
+    assert_stream_equals_text(r, text, &t, &[16, 17, 64, 100, 1000, 4096], "stream");
     if let Ok(doc) = serde_json::from_str::<serde_json::Value>(text) {
         let j = r.redact(text);
         let out: serde_json::Value = serde_json::from_str(&j.text).unwrap();
@@ -1033,15 +1042,13 @@ fn a_value_longer_than_the_lookahead_streams_as_in_text_mode() {
             t.text, "head\nAPI_KEY=[REDACTED:secret]\nnext line\n",
             "{len}"
         );
-        for chunk in [16, 1000, 64 * 1024] {
-            let mut out = Vec::new();
-            let f = r
-                .redact_stream_chunked(text.as_bytes(), &mut out, chunk)
-                .unwrap();
-            let out = String::from_utf8(out).unwrap();
-            assert_eq!(out, t.text, "value of {len} bytes, chunk {chunk}");
-            assert_eq!(f, t.findings, "value of {len} bytes, chunk {chunk}");
-        }
+        assert_stream_equals_text(
+            &r,
+            &text,
+            &t,
+            &[16, 1000, 64 * 1024],
+            &format!("value of {len} bytes"),
+        );
     }
 }
 
@@ -1076,15 +1083,13 @@ fn a_quoted_value_longer_than_a_window_is_redacted_whole() {
             format!("{head}api_token: \"[REDACTED:secret]\"\nnext line\n"),
             "{len}"
         );
-        for chunk in [16, 1000, 4000, 64 * 1024] {
-            let mut out = Vec::new();
-            let f = r
-                .redact_stream_chunked(text.as_bytes(), &mut out, chunk)
-                .unwrap();
-            let out = String::from_utf8(out).unwrap();
-            assert_eq!(out, t.text, "value of {len} bytes, chunk {chunk}");
-            assert_eq!(f, t.findings, "value of {len} bytes, chunk {chunk}");
-        }
+        assert_stream_equals_text(
+            &r,
+            &text,
+            &t,
+            &[16, 1000, 4000, 64 * 1024],
+            &format!("value of {len} bytes"),
+        );
     }
 }
 
