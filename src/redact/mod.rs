@@ -923,7 +923,7 @@ impl Redactor {
     /// the input hid: its placeholder gives a neighbour a new boundary (`2+4420…` is no phone
     /// number after a digit, `]+4420…` is), or it ends an overlapping match that left-to-right
     /// matching skipped (the second address in `a@b.co-x@b.co`). So the replacements are
-    /// applied to a scratch copy, that copy is scanned again, and what it finds is mapped back
+    /// applied (a [`PassOutput`]), that output is scanned again, and what it finds is mapped back
     /// to input spans (a new match never overlaps a placeholder, so it is input text) and
     /// added, until a pass finds nothing (past [`MAX_PASSES`] passes each new match is
     /// widened, further each pass, failing closed, so a long chain ends too). The output is
@@ -962,8 +962,7 @@ impl Redactor {
         let mut cut_from = first.cut_from;
         let mut merged = merge(first.cands.into_iter().filter_map(&clip).collect());
         let reach = self.overlap.max(known.map_or(0, |k| k.longest() + 1));
-        let mut scratch = Vec::new();
-        let mut map: Vec<Replaced> = Vec::new();
+        let mut out = PassOutput::default();
         // input spans of the replacements a pass already rescanned around (sorted)
         let mut seen: Vec<(usize, usize)> = Vec::new();
         // a chain of matches that each appear only once the one before is replaced takes a
@@ -977,15 +976,8 @@ impl Redactor {
                 settled = true;
                 break;
             }
-            scratch.clear();
-            map.clear();
-            self.apply_bytes(
-                hay,
-                &merged,
-                &mut Numbering::default(),
-                &mut scratch,
-                &mut map,
-            );
+            self.pass_output(hay, &merged, &mut out);
+            let map = &out.map;
             // only a replacement new since the last pass can uncover a match: around the
             // others that pass already looked, and nothing near them has changed since
             let fresh: Vec<Replaced> = map
@@ -995,14 +987,14 @@ impl Redactor {
                 .collect();
             seen.clear();
             seen.extend(map.iter().map(|r| r.input));
-            let more = self.rescan(&scratch, &fresh, reach, known, segmented);
-            cut_from = earliest(cut_from, more.cut_from.map(|p| map_back(&map, p, false)));
+            let more = self.rescan(hay, &out, &fresh, reach, known, segmented);
+            cut_from = earliest(cut_from, more.cut_from.map(|p| map_back(map, p, false)));
             let before = merged.clone();
             last.clear();
             for c in more.cands {
                 let c = Cand {
-                    start: map_back(&map, c.start, false),
-                    end: map_back(&map, c.end, true),
+                    start: map_back(map, c.start, false),
+                    end: map_back(map, c.end, true),
                     rule: c.rule,
                 };
                 last.extend(clip(c));
@@ -1030,28 +1022,27 @@ impl Redactor {
         }
     }
 
-    /// `hay` with the merged candidates `merged` replaced, into `out`, and where each
-    /// replacement went (output span, input span).
-    fn apply_bytes(
-        &self,
-        hay: &[u8],
-        merged: &[Cand],
-        numbering: &mut Numbering,
-        out: &mut Vec<u8>,
-        map: &mut Vec<Replaced>,
-    ) {
-        let mut last = 0;
+    /// A pass's output, `hay` with the merged candidates `merged` replaced, as `out` (see
+    /// [`PassOutput`]: only the replacements are written; the rest stays `hay`'s bytes).
+    fn pass_output(&self, hay: &[u8], merged: &[Cand], out: &mut PassOutput) {
+        out.map.clear();
+        out.reps.clear();
+        let mut numbering = Numbering::default();
+        // output offset minus input offset, after the replacements so far
+        let mut shift = 0isize;
         for &c in merged {
-            out.extend_from_slice(&hay[last..c.start]);
-            let start = out.len();
-            self.replacement(c, &hay[c.start..c.end], numbering, out);
-            map.push(Replaced {
-                out: (start, out.len()),
+            let rep = out.reps.len();
+            self.replacement(c, &hay[c.start..c.end], &mut numbering, &mut out.reps);
+            let start = c.start.wrapping_add_signed(shift);
+            let len = out.reps.len() - rep;
+            out.map.push(Replaced {
+                out: (start, start + len),
                 input: (c.start, c.end),
+                rep,
             });
-            last = c.end;
+            shift += len as isize - (c.end - c.start) as isize;
         }
-        out.extend_from_slice(&hay[last..]);
+        out.len = hay.len().wrapping_add_signed(shift);
     }
 
     /// Every confirmed candidate in `hay` (known values included), unmerged; none crosses a
@@ -1065,8 +1056,9 @@ impl Redactor {
         found
     }
 
-    /// The candidates of a later fixed-point pass over `scratch` (the previous pass's output,
-    /// its replacements at `map`), found only where that pass can differ from the one before:
+    /// The candidates of a later fixed-point pass over `pass` (the previous pass's output over
+    /// the input `hay`; its new replacements are `map`), found only where that pass can differ
+    /// from the one before:
     /// within `reach` bytes ([`Self::stream_overlap`], the most context any rule's decision
     /// depends on) of a replacement. Farther away the bytes and their context are the input's,
     /// so the previous pass already decided them. Each stretch is scanned with `reach` bytes of
@@ -1074,14 +1066,16 @@ impl Redactor {
     /// inside it; stretches closer than that are joined, so dense text is scanned once.
     fn rescan(
         &self,
-        scratch: &[u8],
+        hay: &[u8],
+        pass: &PassOutput,
         map: &[Replaced],
         reach: usize,
         known: Option<&KnownValues>,
         segmented: bool,
     ) -> Found {
-        let n = scratch.len();
+        let n = pass.len;
         let mut out = Found::default();
+        let mut buf = Vec::new();
         let mut i = 0;
         while i < map.len() {
             let from = map[i].out.0.saturating_sub(reach);
@@ -1091,9 +1085,13 @@ impl Redactor {
                 to = (map[i].out.1 + reach).min(n);
                 i += 1;
             }
-            let lo = floor_char(scratch, from.saturating_sub(reach));
-            let hi = ceil_char(scratch, (to + reach).min(n));
-            let found = self.hay_candidates(&scratch[lo..hi], known, segmented);
+            // the stretch's bytes, and up to 3 more on each side to find its character edges
+            let (lo, hi) = (from.saturating_sub(reach), (to + reach).min(n));
+            let (blo, bhi) = (lo.saturating_sub(3), (hi + 3).min(n));
+            pass.bytes(hay, blo, bhi, &mut buf);
+            let lo = blo + floor_char(&buf, lo - blo);
+            let hi = blo + ceil_char(&buf, hi - blo);
+            let found = self.hay_candidates(&buf[lo - blo..hi - blo], known, segmented);
             // the end of a stretch is the end of the haystack only for the last one
             if hi == n {
                 out.cut_from = earliest(out.cut_from, found.cut_from.map(|p| p + lo));
@@ -1806,11 +1804,54 @@ fn piece_end(hay: &[u8], from: usize, to: usize, segmented: bool) -> usize {
 /// before is replaced takes one pass per link.
 const MAX_PASSES: usize = 64;
 
-/// One replacement of a pass: its span in the output and the input span it replaced.
+/// One replacement of a pass: its span in the output, the input span it replaced and where
+/// its bytes start in [`PassOutput::reps`].
 #[derive(Clone, Copy, Debug)]
 struct Replaced {
     out: (usize, usize),
     input: (usize, usize),
+    rep: usize,
+}
+
+/// A fixed-point pass's output, never written out whole: its replacements (in order, their
+/// bytes one after another in `reps`) over the input's bytes. A later pass reads only the
+/// stretches around new replacements ([`PassOutput::bytes`]), so on text with few findings
+/// it costs no copy of the text.
+#[derive(Default)]
+struct PassOutput {
+    map: Vec<Replaced>,
+    reps: Vec<u8>,
+    /// the output's length
+    len: usize,
+}
+
+impl PassOutput {
+    /// The output's bytes `a..b`, into `buf` (cleared first); `hay` is the pass's input.
+    fn bytes(&self, hay: &[u8], a: usize, b: usize, buf: &mut Vec<u8>) {
+        buf.clear();
+        let mut p = a;
+        // the first replacement that ends after `a`
+        let mut i = self.map.partition_point(|r| r.out.1 <= a);
+        while p < b {
+            match self.map.get(i) {
+                Some(r) if r.out.0 <= p => {
+                    let end = r.out.1.min(b);
+                    buf.extend_from_slice(
+                        &self.reps[r.rep + (p - r.out.0)..r.rep + (end - r.out.0)],
+                    );
+                    p = end;
+                    i += 1;
+                }
+                next => {
+                    // input text, between replacements
+                    let at = map_back(&self.map, p, false);
+                    let end = next.map_or(b, |r| r.out.0.min(b));
+                    buf.extend_from_slice(&hay[at..at + (end - p)]);
+                    p = end;
+                }
+            }
+        }
+    }
 }
 
 /// `c` with up to `reach` bytes on either side, as much as `clip` leaves whole (a JSON value's
