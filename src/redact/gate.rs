@@ -217,8 +217,16 @@ impl RunGate {
     }
 }
 
-/// Position of the first ASCII digit in `b[from..]` (8 bytes at a time).
+/// Position of the first ASCII digit in `b[from..]` (16 bytes at a time on x86-64, else 8).
 fn next_digit(b: &[u8], mut from: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    while let Some(chunk) = b.get(from..from + 16) {
+        let m = digits16(chunk.try_into().unwrap());
+        if m != 0 {
+            return Some(from + m.trailing_zeros() as usize);
+        }
+        from += 16;
+    }
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     while from + 8 <= b.len() {
@@ -233,6 +241,23 @@ fn next_digit(b: &[u8], mut from: usize) -> Option<usize> {
         .iter()
         .position(|c| c.is_ascii_digit())
         .map(|i| from + i)
+}
+
+/// Bit `i` set when `chunk[i]` is an ASCII digit.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn digits16(chunk: &[u8; 16]) -> u32 {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 instructions only, part of the x86-64 baseline (every x86-64 CPU has them,
+    // so the compiler enables them and inlines these intrinsics); the load reads the 16 bytes
+    // `chunk` holds, unaligned.
+    unsafe {
+        let x = _mm_loadu_si128(chunk.as_ptr().cast());
+        // a digit is a byte `c` with `c - b'0'` at most 9, unsigned
+        let t = _mm_sub_epi8(x, _mm_set1_epi8(b'0' as i8));
+        let digit = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t);
+        _mm_movemask_epi8(digit) as u32
+    }
 }
 
 /// The gates of up to 32 keywordless rules, searched together: `member[b]` has bit `k` set
@@ -1027,6 +1052,37 @@ mod tests {
         }
         out.sort_unstable();
         out
+    }
+
+    /// The vector, word and byte steps of `next_digit` agree with a plain search, at every
+    /// start, on texts whose digits sit at every offset of a 16-byte chunk (and bytes just
+    /// outside `0..=9`, which a signed compare would take).
+    #[test]
+    fn next_digit_finds_the_first_digit() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for n in [0usize, 1, 7, 8, 15, 16, 17, 31, 33, 100] {
+            for density in [0u64, 3, 40] {
+                let b: Vec<u8> = (0..n)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        if x % 100 < density {
+                            b'0' + (x % 10) as u8
+                        } else {
+                            [b'/', b':', 0x80 + b'0', 0xff, b'a', b' '][(x % 6) as usize]
+                        }
+                    })
+                    .collect();
+                for from in 0..=n {
+                    let want = b[from..]
+                        .iter()
+                        .position(u8::is_ascii_digit)
+                        .map(|i| from + i);
+                    assert_eq!(next_digit(&b, from), want, "{b:?} from {from}");
+                }
+            }
+        }
     }
 
     /// One walk over the union runs finds exactly the runs each gate finds alone, on random
