@@ -117,6 +117,11 @@ def scenario_llm(a):
     return {"plugins": info, "turn": _llm_turn(a["text"], a.get("history"))}
 
 
+def _serve_state(w):
+    r = w.client.request({"op": "status"})
+    return (r.get("policy_hash"), r.get("status"))
+
+
 def scenario_reload(a):
     mgr, info = _load()
     w = _warden(mgr)
@@ -124,9 +129,15 @@ def scenario_reload(a):
     out = {"plugins": info, "steps": []}
     for step in a["steps"]:
         if "write" in step:
+            # the co-process's view (policy hash, status) changes once it has looked at the
+            # edit (reloaded it, or refused it: stale): wait for that, not a fixed time, which a
+            # loaded machine (a debug build compiling the policy) can overrun
+            before = _serve_state(w)
             with open(policy, "w", encoding="utf-8") as f:
                 f.write(step["write"])
-            time.sleep(step.get("wait", 1.5))
+            deadline = time.monotonic() + step.get("wait", 30)
+            while _serve_state(w) == before and time.monotonic() < deadline:
+                time.sleep(0.05)
             out["steps"].append({"wrote": True})
         else:
             r = call("terminal", {"command": step["command"]})
