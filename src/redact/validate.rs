@@ -8,6 +8,9 @@
 //! pack does *not* put it on its GitHub rules, because test tokens, truncated copies and
 //! hand-made fixtures fail the checksum and a redactor should still remove them.
 
+use aho_corasick::AhoCorasick;
+use std::sync::LazyLock;
+
 /// A structural check on the secret text of a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Validator {
@@ -207,11 +210,11 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
     if v.len() < 4 {
         return false;
     }
-    let lower = v.to_ascii_lowercase();
-    if PLACEHOLDER_WORDS.iter().any(|w| lower.contains(w)) || lower.ends_with("here") {
+    let placeholder = &PLACEHOLDER_AC;
+    if placeholder.is_match(v) || ends_with_ignore_case(v.as_bytes(), b"here") {
         return false;
     }
-    if BARE_WORDS.contains(&lower.as_str()) {
+    if BARE_WORDS.iter().any(|w| v.eq_ignore_ascii_case(w)) {
         return false;
     }
     let b = v.as_bytes();
@@ -488,11 +491,7 @@ pub fn key_name_ok(prefix: &[u8]) -> bool {
     }
     // anti-forgery tokens are public by design (`authenticity_token`, `csrf-token`), also
     // when a typed or attribute form puts another word last (`name="csrf_token" value=`)
-    let lower = prefix.to_ascii_lowercase();
-    if NON_SECRET_WORDS
-        .iter()
-        .any(|w| memchr::memmem::find(&lower, w.as_bytes()).is_some())
-    {
+    if NON_SECRET_AC.is_match(prefix) {
         return false;
     }
     // split into words: separators and lower->upper camelCase steps
@@ -903,28 +902,44 @@ pub fn looks_placeholder(s: &[u8]) -> bool {
         return true;
     }
     // stock sequences, as typed (a random secret with mixed case is not one)
-    const SEQUENCES: &[&[u8]] = &[b"abcdef", b"123456", b"abc123", b"qwerty"];
-    if SEQUENCES
-        .iter()
-        .any(|f| memchr::memmem::find(s, f).is_some())
-    {
+    if SEQUENCES.iter().any(|f| memchr::memmem::find(s, f).is_some()) {
         return true;
     }
-    const FILLERS: &[&[u8]] = &[
-        b"xxxx",
-        b"example",
-        b"your_",
-        b"your-",
-        b"placeholder",
-        b"changeme",
-        b"dummy",
-        b"<your",
-        b"...",
-    ];
-    let lower = s.to_ascii_lowercase();
-    FILLERS
-        .iter()
-        .any(|f| memchr::memmem::find(&lower, f).is_some())
+    FILLER_AC.is_match(s)
+}
+
+/// Stock sequences that make a value a placeholder, as typed.
+const SEQUENCES: &[&[u8]] = &[b"abcdef", b"123456", b"abc123", b"qwerty"];
+/// Stock fillers that make a value a placeholder, in any case.
+const FILLERS: &[&str] = &[
+    "xxxx",
+    "example",
+    "your_",
+    "your-",
+    "placeholder",
+    "changeme",
+    "dummy",
+    "<your",
+    "...",
+];
+
+/// [`PLACEHOLDER_WORDS`], [`NON_SECRET_WORDS`] and [`FILLERS`], each one automaton.
+static PLACEHOLDER_AC: LazyLock<AhoCorasick> = LazyLock::new(|| any_case(PLACEHOLDER_WORDS));
+static NON_SECRET_AC: LazyLock<AhoCorasick> = LazyLock::new(|| any_case(NON_SECRET_WORDS));
+static FILLER_AC: LazyLock<AhoCorasick> = LazyLock::new(|| any_case(FILLERS));
+
+/// One automaton for a word list, matching ASCII case-insensitively: a value is checked
+/// against the whole list in one pass, with no lowercased copy.
+fn any_case(words: &[&str]) -> AhoCorasick {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(words)
+        .expect("a word list builds")
+}
+
+/// Does `b` end with `suffix`, ignoring ASCII case?
+fn ends_with_ignore_case(b: &[u8], suffix: &[u8]) -> bool {
+    b.len() >= suffix.len() && b[b.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
 }
 
 pub fn jwt_ok(s: &[u8]) -> bool {
