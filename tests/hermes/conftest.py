@@ -31,7 +31,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures"
 DRIVER = HERE / "hermes_driver.py"
-DEFAULT_BIN = "/work/main/target/debug/warden"
+DEFAULT_BIN = str(HERE.parents[1] / "target" / "debug" / "warden")
 _CACHE = Path.home() / ".cache" / "warden"
 
 
