@@ -902,14 +902,11 @@ pub fn looks_placeholder(s: &[u8]) -> bool {
         return true;
     }
     // stock sequences, as typed (a random secret with mixed case is not one)
-    if SEQUENCES.iter().any(|f| memchr::memmem::find(s, f).is_some()) {
-        return true;
-    }
-    FILLER_AC.is_match(s)
+    SEQUENCE_AC.is_match(s) || FILLER_AC.is_match(s)
 }
 
 /// Stock sequences that make a value a placeholder, as typed.
-const SEQUENCES: &[&[u8]] = &[b"abcdef", b"123456", b"abc123", b"qwerty"];
+const SEQUENCES: &[&str] = &["abcdef", "123456", "abc123", "qwerty"];
 /// Stock fillers that make a value a placeholder, in any case.
 const FILLERS: &[&str] = &[
     "xxxx",
@@ -923,7 +920,10 @@ const FILLERS: &[&str] = &[
     "...",
 ];
 
-/// [`PLACEHOLDER_WORDS`], [`NON_SECRET_WORDS`] and [`FILLERS`], each one automaton.
+/// [`SEQUENCES`] (as typed), and [`PLACEHOLDER_WORDS`], [`NON_SECRET_WORDS`] and [`FILLERS`]
+/// (in any case), each one automaton.
+static SEQUENCE_AC: LazyLock<AhoCorasick> =
+    LazyLock::new(|| AhoCorasick::new(SEQUENCES).expect("a word list builds"));
 static PLACEHOLDER_AC: LazyLock<AhoCorasick> = LazyLock::new(|| any_case(PLACEHOLDER_WORDS));
 static NON_SECRET_AC: LazyLock<AhoCorasick> = LazyLock::new(|| any_case(NON_SECRET_WORDS));
 static FILLER_AC: LazyLock<AhoCorasick> = LazyLock::new(|| any_case(FILLERS));
