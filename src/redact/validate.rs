@@ -901,7 +901,8 @@ pub fn looks_placeholder(s: &[u8]) -> bool {
     if covered * 2 >= s.len() {
         return true;
     }
-    // stock sequences, as typed (a random secret with mixed case is not one)
+    // a stock sequence as typed (a random secret with mixed case is not one), or a stock
+    // filler in any case
     SEQUENCE_AC.is_match(s) || FILLER_AC.is_match(s)
 }
 
