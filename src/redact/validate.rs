@@ -210,8 +210,7 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
     if v.len() < 4 {
         return false;
     }
-    let placeholder = &PLACEHOLDER_AC;
-    if placeholder.is_match(v) || ends_with_ignore_case(v.as_bytes(), b"here") {
+    if PLACEHOLDER_AC.is_match(v) || ends_with_ignore_case(v.as_bytes(), b"here") {
         return false;
     }
     if BARE_WORDS.iter().any(|w| v.eq_ignore_ascii_case(w)) {
@@ -868,7 +867,7 @@ pub fn looks_placeholder(s: &[u8]) -> bool {
         return true;
     }
     // `…TokenHere`, `RANDOMSTRINGHERE`
-    if s.len() > 8 && s[s.len() - 4..].eq_ignore_ascii_case(b"here") {
+    if s.len() > 8 && ends_with_ignore_case(s, b"here") {
         return true;
     }
     let mut run = 1;
