@@ -145,7 +145,7 @@ pub(crate) fn run(a: Args) -> i32 {
         l.origin,
         l.set().rule_count()
     );
-    write_status(status_file.as_deref(), Some(&engine), "ok");
+    write_status(status_file.as_deref(), Some(&l.hash), "ok");
     drop(l);
     let inflight = Arc::new(Inflight {
         seq: AtomicU64::new(0),
@@ -363,14 +363,15 @@ fn spawn_reloader(engine: Arc<Engine>, every: Duration, status_file: Option<Path
                         l.hash,
                         l.set().rule_count()
                     );
-                    write_status(status_file.as_deref(), Some(&engine), "ok");
+                    write_status(status_file.as_deref(), Some(&l.hash), "ok");
                 }
                 Err(e) => {
+                    let s = engine.state();
                     eprintln!(
                         "warden serve: ERROR: the policy edit is INVALID and was NOT applied: {e}\nwarden serve: still enforcing the last good policy {}",
-                        engine.current().hash
+                        s.loaded.hash
                     );
-                    write_status(status_file.as_deref(), Some(&engine), &engine.status());
+                    write_status(status_file.as_deref(), Some(&s.loaded.hash), &s.status());
                 }
             }
         }
@@ -406,11 +407,11 @@ fn fingerprint(paths: &[PathBuf]) -> Vec<(PathBuf, u64, Option<SystemTime>)> {
     out
 }
 
-fn write_status(path: Option<&Path>, engine: Option<&Engine>, status: &str) {
+fn write_status(path: Option<&Path>, policy_hash: Option<&str>, status: &str) {
     let Some(path) = path else { return };
     let v = serde_json::json!({
         "pid": std::process::id(),
-        "policy_hash": engine.map(|e| e.current().hash.clone()),
+        "policy_hash": policy_hash,
         "status": status,
     });
     let tmp = path.with_extension("tmp");

@@ -96,12 +96,33 @@ fn host_spec(version: Option<&str>) -> HostSpec {
         .unwrap_or_else(HostSpec::hermes_unknown)
 }
 
-/// The serving state: the current policy generation, swapped atomically.
+/// What is in force: a policy generation and, while the last edit is refused, why.
+/// Published as one value, so an answer never pairs one generation's decision with
+/// another's status.
+pub struct State {
+    /// The policy generation that decides.
+    pub loaded: Arc<Loaded>,
+    /// Set while the last reload failed: the reason, shown in every response.
+    pub stale: Option<String>,
+}
+
+impl State {
+    /// The status string every response carries.
+    pub fn status(&self) -> String {
+        match &self.stale {
+            None => "ok".into(),
+            Some(e) => format!(
+                "stale: the policy edit was refused ({e}); still enforcing the last good policy {}",
+                self.loaded.hash
+            ),
+        }
+    }
+}
+
+/// The serving state: the current [`State`], swapped atomically.
 pub struct Engine {
     config: Config,
-    current: RwLock<Arc<Loaded>>,
-    /// Set while the last reload failed: the reason, shown in every response.
-    stale: RwLock<Option<String>>,
+    state: RwLock<Arc<State>>,
     /// The host named in `hello`.
     host: RwLock<HostSpec>,
     /// The audit log, opened once.
@@ -168,66 +189,60 @@ impl Engine {
         let loaded = load(&config)?;
         Ok(Engine {
             config,
-            current: RwLock::new(Arc::new(loaded)),
-            stale: RwLock::new(None),
+            state: RwLock::new(Arc::new(State {
+                loaded: Arc::new(loaded),
+                stale: None,
+            })),
             host: RwLock::new(HostSpec::hermes_unknown()),
             audit: Mutex::new(None),
         })
     }
 
-    /// The policy generation in force.
-    pub fn current(&self) -> Arc<Loaded> {
-        match self.current.read() {
+    /// The state in force: one snapshot, consistent with itself.
+    pub fn state(&self) -> Arc<State> {
+        match self.state.read() {
             Ok(g) => Arc::clone(&g),
             Err(p) => Arc::clone(&p.into_inner()),
         }
     }
 
-    /// Why the last reload was refused (`None`: the newest policy is in force).
-    pub fn stale(&self) -> Option<String> {
-        match self.stale.read() {
-            Ok(g) => g.clone(),
-            Err(p) => p.into_inner().clone(),
-        }
+    /// The policy generation in force.
+    pub fn current(&self) -> Arc<Loaded> {
+        Arc::clone(&self.state().loaded)
     }
 
-    /// The status string every response carries.
+    /// The status string of the state in force (see [`State::status`]).
     pub fn status(&self) -> String {
-        match self.stale() {
-            None => "ok".into(),
-            Some(e) => format!(
-                "stale: the policy edit was refused ({e}); still enforcing the last good policy {}",
-                self.current().hash
-            ),
-        }
+        self.state().status()
     }
 
     /// Reload the policy from its sources. On success the new generation replaces the old
-    /// one in one pointer swap (requests in flight finish on the generation they started
-    /// with); on failure the last good one stays and the error is returned and remembered.
+    /// one, its status cleared, in one pointer swap (requests in flight finish on the
+    /// state they started with); on failure the last good generation stays, the error is
+    /// returned and published with it.
     pub fn reload(&self) -> Result<Arc<Loaded>, String> {
-        match load(&self.config) {
+        let loaded = load(&self.config);
+        let mut g = match self.state.write() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        match loaded {
             Ok(l) => {
                 let l = Arc::new(l);
-                match self.current.write() {
-                    Ok(mut g) => *g = Arc::clone(&l),
-                    Err(p) => *p.into_inner() = Arc::clone(&l),
-                }
-                self.set_stale(None);
+                *g = Arc::new(State {
+                    loaded: Arc::clone(&l),
+                    stale: None,
+                });
                 Ok(l)
             }
             Err(e) => {
                 let msg = e.to_string();
-                self.set_stale(Some(msg.clone()));
+                *g = Arc::new(State {
+                    loaded: Arc::clone(&g.loaded),
+                    stale: Some(msg.clone()),
+                });
                 Err(msg)
             }
-        }
-    }
-
-    fn set_stale(&self, v: Option<String>) {
-        match self.stale.write() {
-            Ok(mut g) => *g = v,
-            Err(p) => *p.into_inner() = v,
         }
     }
 
@@ -251,8 +266,10 @@ impl Engine {
     /// Answer a parsed request; `body` holds the [`Request::body_len`] raw bytes that
     /// followed its line.
     pub fn answer(&self, req: &Request, body: &[u8]) -> Response {
+        // one snapshot decides and reports: a reload cannot land between the two
+        let state = self.state();
         let mut raw_out = Vec::new();
-        let result = self.dispatch(req, body, &mut raw_out);
+        let result = self.dispatch(req, body, &state, &mut raw_out);
         let mut out = Map::new();
         out.insert("id".into(), req.id.clone());
         match result {
@@ -266,7 +283,7 @@ impl Engine {
                 out.insert("error".into(), Value::String(e));
             }
         }
-        out.insert("status".into(), Value::String(self.status()));
+        out.insert("status".into(), Value::String(state.status()));
         Response {
             head: Value::Object(out),
             body: raw_out,
@@ -285,9 +302,11 @@ impl Engine {
         &self,
         req: &Request,
         body: &[u8],
+        state: &State,
         raw_out: &mut Vec<u8>,
     ) -> Result<Map<String, Value>, String> {
         let f = &req.fields;
+        let l = &state.loaded;
         let op = f
             .get("op")
             .and_then(Value::as_str)
@@ -296,17 +315,16 @@ impl Engine {
             return Err(format!("op {op:?} takes no raw body"));
         }
         let v = match op {
-            "hello" => self.hello(f),
+            "hello" => self.hello(f, l),
             "status" => {
-                let l = self.current();
-                json!({"policy_hash": l.hash, "policy": l.origin, "stale": self.stale(),
+                json!({"policy_hash": l.hash, "policy": l.origin, "stale": state.stale,
                        "known_values": self.config.known.as_ref().map_or(0, |k| k.len())})
             }
             "decide" => {
                 let payload = f.get("payload").ok_or("decide without \"payload\"")?;
-                self.decide(payload)?
+                self.decide(payload, l)?
             }
-            "redact" => return self.redact(req, body, raw_out),
+            "redact" => return self.redact(req, body, l, raw_out),
             other => return Err(format!("unknown op {other:?}")),
         };
         match v {
@@ -315,8 +333,7 @@ impl Engine {
         }
     }
 
-    fn hello(&self, req: &Map<String, Value>) -> Value {
-        let l = self.current();
+    fn hello(&self, req: &Map<String, Value>, l: &Loaded) -> Value {
         let host = req.get("host").and_then(Value::as_str).unwrap_or("hermes");
         let version = req.get("host_version").and_then(Value::as_str);
         let spec = host_spec(version);
@@ -334,10 +351,9 @@ impl Engine {
         })
     }
 
-    /// Decide one host payload (the shell hook's payload shape) on the current policy,
+    /// Decide one host payload (the shell hook's payload shape) on the generation `l`,
     /// through the one decision pipeline ([`runtime::decide`]).
-    fn decide(&self, payload: &Value) -> Result<Value, String> {
-        let l = self.current();
+    fn decide(&self, payload: &Value, l: &Loaded) -> Result<Value, String> {
         let opts = runtime::Options {
             host: self
                 .host
@@ -409,6 +425,7 @@ impl Engine {
         &self,
         req: &Request,
         body: &[u8],
+        l: &Loaded,
         raw_out: &mut Vec<u8>,
     ) -> Result<Map<String, Value>, String> {
         let f = &req.fields;
@@ -441,7 +458,6 @@ impl Engine {
                 );
             }
         }
-        let l = self.current();
         let redactor = l.set().redactor(hook)?;
         let known = self.known();
         let mut out = Vec::with_capacity(texts.len());

@@ -211,6 +211,47 @@ fn reload_races_never_answer_from_a_half_loaded_policy() {
     });
 }
 
+#[test]
+fn every_answer_pairs_a_decision_with_its_own_status() {
+    // Edit i is valid (message "gen i"), then broken on line i + 1: an answer deciding
+    // with "gen i" may say "ok" or that edit's refusal, never a refusal of another edit
+    // (a reload that swapped the policy and the status in two steps answered "gen i + 1"
+    // with the refusal of edit i).
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("p.warden");
+    std::fs::write(&f, RM.replace("no rm -rf /", "gen 0")).unwrap();
+    let e = engine_at(d.path());
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let (e, done) = (&e, &done);
+        for t in 0..2 {
+            s.spawn(move || {
+                let mut i = 0;
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    i += 1;
+                    let r = decide(e, i, "rm -rf /");
+                    let m = r["decision"]["message"].as_str().unwrap_or_default();
+                    let gen: usize = m.strip_prefix("gen ").unwrap().parse().unwrap();
+                    let status = r["status"].as_str().unwrap();
+                    assert!(
+                        status == "ok" || status.contains(&format!("p.warden:{}:", gen + 1)),
+                        "thread {t}: {r}"
+                    );
+                }
+            });
+        }
+        s.spawn(|| {
+            for i in 0..40 {
+                std::fs::write(&f, RM.replace("no rm -rf /", &format!("gen {i}"))).unwrap();
+                e.reload().unwrap();
+                std::fs::write(&f, format!("{}rule broken {{", "\n".repeat(i))).unwrap();
+                assert!(e.reload().is_err());
+            }
+            done.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+    });
+}
+
 fn builtin(known: Option<Arc<KnownValues>>, audit: Option<PathBuf>) -> Engine {
     Engine::new(Config {
         source: policy::Source::Builtin,
