@@ -123,6 +123,8 @@ impl State {
 pub struct Engine {
     config: Config,
     state: RwLock<Arc<State>>,
+    /// Held through a reload, load and publish, so two reloads publish in order.
+    reloading: Mutex<()>,
     /// The host named in `hello`.
     host: RwLock<HostSpec>,
     /// The audit log, opened once.
@@ -193,6 +195,7 @@ impl Engine {
                 loaded: Arc::new(loaded),
                 stale: None,
             })),
+            reloading: Mutex::new(()),
             host: RwLock::new(HostSpec::hermes_unknown()),
             audit: Mutex::new(None),
         })
@@ -221,6 +224,7 @@ impl Engine {
     /// state they started with); on failure the last good generation stays, the error is
     /// returned and published with it.
     pub fn reload(&self) -> Result<Arc<Loaded>, String> {
+        let _one = self.reloading.lock().unwrap_or_else(|p| p.into_inner());
         let loaded = load(&self.config);
         let mut g = match self.state.write() {
             Ok(g) => g,

@@ -222,6 +222,13 @@ fn every_answer_pairs_a_decision_with_its_own_status() {
     std::fs::write(&f, RM.replace("no rm -rf /", "gen 0")).unwrap();
     let e = engine_at(d.path());
     let done = std::sync::atomic::AtomicBool::new(false);
+    /// Stops the readers when the writer ends, by panic too (else they would spin forever).
+    struct Done<'a>(&'a std::sync::atomic::AtomicBool);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
     std::thread::scope(|s| {
         let (e, done) = (&e, &done);
         for t in 0..2 {
@@ -241,13 +248,13 @@ fn every_answer_pairs_a_decision_with_its_own_status() {
             });
         }
         s.spawn(|| {
+            let _done = Done(done);
             for i in 0..40 {
                 std::fs::write(&f, RM.replace("no rm -rf /", &format!("gen {i}"))).unwrap();
                 e.reload().unwrap();
                 std::fs::write(&f, format!("{}rule broken {{", "\n".repeat(i))).unwrap();
                 assert!(e.reload().is_err());
             }
-            done.store(true, std::sync::atomic::Ordering::Relaxed);
         });
     });
 }
