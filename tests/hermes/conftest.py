@@ -31,7 +31,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures"
 DRIVER = HERE / "hermes_driver.py"
-DEFAULT_BIN = str(HERE.parents[1] / "target" / "debug" / "warden")
+DEFAULT_BIN = str(HERE.parents[1] / "target" / "release" / "warden")
 _CACHE = Path.home() / ".cache" / "warden"
 
 
@@ -93,7 +93,7 @@ def warden_bin() -> str:
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         pytest.fail(
             f"warden binary not found or not executable at {path!r}. Build it "
-            f"(cargo build) or point WARDEN_BIN at it; conformance tests are never skipped.",
+            f"(cargo build --release) or point WARDEN_BIN at it; conformance tests are never skipped.",
             pytrace=False,
         )
     return path

@@ -241,8 +241,9 @@ def test_inbound_credential_on_0190_notice_is_true(tmp_path, model, warden_bin):
     notice = user[len(msg):].strip()
     assert notice, "no warden notice was added to the message the model saw"
     assert "deadline" not in notice, ("warden missed its internal deadline on pre_llm_call (the shipped "
-                                      "pre_llm_call part is compiled on every call; a debug build on a loaded "
-                                      f"machine can take over 1000 ms), not a policy result: {notice!r}")
+                                      "pre_llm_call part is compiled on every call: 70-130 ms in a release build, "
+                                      "~1 s in a debug one; run.sh tests the release binary), not a policy "
+                                      f"result: {notice!r}")
     low = notice.lower()
     assert "aws-access-key" in notice, notice
     assert AWS_KEY_ID not in notice, "the notice repeats the credential"
