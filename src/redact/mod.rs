@@ -1509,6 +1509,7 @@ impl Redactor {
                     pos = end + 1;
                     continue;
                 };
+                let se = se - call_closers(&hay[ms..ss], &hay[ss..se]);
                 if !c.bounded && me == we && we == hi && hi == hay.len() {
                     // the haystack's end cut this match: a stream reads further
                     cut_from = earliest(cut_from, Some(ms));
@@ -1790,6 +1791,32 @@ pub(crate) const SEGMENT_MARK: u8 = 0xFF;
 
 /// Where the piece of `hay` that starts at `from` ends: at the next [`SEGMENT_MARK`] before
 /// `to` in a `segmented` haystack, else at `to`.
+/// How many trailing `)` of a captured value close a call the match opened before it
+/// (`connect(password=hunter2)`, `init(token: abc123)`): at most the `(` left open in
+/// `before` (the match text before the value), and only those the value itself leaves
+/// unbalanced, so `f(password=ab)c)` keeps its value's own `)` inside the finding. Only the
+/// match's own text counts, so a finding never depends on where a window or a stream chunk
+/// starts.
+fn call_closers(before: &[u8], value: &[u8]) -> usize {
+    if value.last() != Some(&b')') {
+        return 0;
+    }
+    let open = |b: &[u8]| {
+        b.iter().fold(0isize, |n, &c| match c {
+            b'(' => n + 1,
+            b')' => n - 1,
+            _ => n,
+        })
+    };
+    let opened = open(before);
+    let unbalanced = -open(value);
+    if opened <= 0 || unbalanced <= 0 {
+        return 0;
+    }
+    let trailing = value.iter().rev().take_while(|&&c| c == b')').count();
+    trailing.min(opened as usize).min(unbalanced as usize)
+}
+
 fn piece_end(hay: &[u8], from: usize, to: usize, segmented: bool) -> usize {
     match segmented {
         true => hay

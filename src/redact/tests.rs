@@ -1197,3 +1197,50 @@ fn line_breaks_answer_as_a_direct_search() {
     }
     assert!(listed > 10, "some blocks were listed: {listed}");
 }
+
+/// `call_closers`: one line per case — (match text before the value, value, `)` left out).
+#[test]
+fn call_closers_table() {
+    for (before, value, want) in [
+        ("(password=", "hunter2)", 1),    // connect(password=hunter2)
+        ("(token: ", "abc123)", 1),       // init(token: abc123)
+        ("(password=", "hunter2))", 1),   // f(password=hunter2)) keeps the value's own `)`
+        ("((password=", "hunter2))", 2),  // two calls opened in the match, both closed
+        ("(password=", "ab)c)", 1),       // only trailing `)` can close the call
+        ("(password=", "a(b)", 0),        // the value's `)` closes its own `(`
+        (" password=", "hunter2)", 0),    // no call opened before it: the value keeps it
+        ("(x) password=", "hunter2)", 0), // the call before it is already closed
+        ("(password=", "hunter2", 0),
+    ] {
+        assert_eq!(
+            super::call_closers(before.as_bytes(), value.as_bytes()),
+            want,
+            "{before}{value}"
+        );
+    }
+}
+
+/// A credential passed as a call's argument (`connect(password=…)`, `init(token: …)`) loses
+/// its value, not the call's closing parenthesis; a value with its own `)` is still whole.
+#[test]
+fn a_call_argument_secret_keeps_the_calls_closing_parenthesis() {
+    let r = shipped(crate::Hook::TransformToolResult);
+    for (text, want) in [
+        (
+            "db = connect(password=Xk9fj3kLq2Zp)",
+            "db = connect(password=[REDACTED:secret])",
+        ),
+        (
+            "Sdk.initialize(token: 9f3a7c1e5b2d8f4a6c0e)",
+            "Sdk.initialize(token: [REDACTED:secret])",
+        ),
+        (
+            "connect(password=Xk9f)j3kLq2Zp)",
+            "connect(password=[REDACTED:secret])",
+        ),
+        ("password=Xk9fj3kLq2Zp)", "password=[REDACTED:secret]"),
+    ] {
+        assert_eq!(r.redact_text(text).text, want, "{text}");
+        assert_fuzz_invariants(crate::Hook::TransformToolResult, text);
+    }
+}
