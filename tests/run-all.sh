@@ -44,8 +44,8 @@ echo "== Hermes: conformance on 0.19.0 and iot 0.22.2.post1, whole agent turns (
 # The release binary, not the debug one: a shell hook's default 1000 ms deadline covers parsing
 # and compiling the shipped pre_llm_call part, which no snapshot holds (~1 s in a debug build on
 # this class of machine, 70-130 ms in release), so a debug hook fails closed at random there.
-cargo build --release --quiet --bin warden
-WARDEN_BIN="$PWD/target/release/warden" bash tests/hermes/run.sh
+# (run.sh builds it: `cargo build --release --bin warden`).
+bash tests/hermes/run.sh
 
 echo "== fuzz smoke (fuzz/smoke.sh, ${FUZZ_SECONDS:-30} s per target: ${FUZZ_TARGETS:-policy hook shell redact})"
 FUZZ_TARGETS="${FUZZ_TARGETS:-policy hook shell redact}" bash fuzz/smoke.sh

@@ -1509,7 +1509,7 @@ impl Redactor {
                     pos = end + 1;
                     continue;
                 };
-                let se = se - call_closers(&hay[ms..ss], &hay[ss..se]);
+                let se = se - call_closers(&hay[ms..ss], &hay[ss..se], hay.get(se).copied());
                 if !c.bounded && me == we && we == hi && hi == hay.len() {
                     // the haystack's end cut this match: a stream reads further
                     cut_from = earliest(cut_from, Some(ms));
@@ -1789,16 +1789,22 @@ impl Redactor {
 /// part of UTF-8 text, so never part of a decoded value, and no match crosses it.
 pub(crate) const SEGMENT_MARK: u8 = 0xFF;
 
-/// Where the piece of `hay` that starts at `from` ends: at the next [`SEGMENT_MARK`] before
-/// `to` in a `segmented` haystack, else at `to`.
 /// How many trailing `)` of a captured value close a call the match opened before it
 /// (`connect(password=hunter2)`, `init(token: abc123)`): at most the `(` left open in
-/// `before` (the match text before the value), and only those the value itself leaves
-/// unbalanced, so `f(password=ab)c)` keeps its value's own `)` inside the finding. Only the
-/// match's own text counts, so a finding never depends on where a window or a stream chunk
-/// starts.
-fn call_closers(before: &[u8], value: &[u8]) -> usize {
-    if value.last() != Some(&b')') {
+/// `before` (the match text before the value), only those the value itself leaves
+/// unbalanced (`f(password=ab)c)` keeps its value's own `)` inside the finding), and only
+/// when the value ends the argument: `after`, the byte after it, is a blank, `,`, `;`, a
+/// segment's end or the end of the text. A quote or a delimiter after it (`"Pa55)"`,
+/// `user:Pa55)@host`) makes the `)` the secret's own. Only the match's text and the byte
+/// after it count, so a finding never depends on where a window or a stream chunk starts.
+fn call_closers(before: &[u8], value: &[u8], after: Option<u8>) -> usize {
+    let ends_argument = after.is_none_or(|b| {
+        matches!(
+            b,
+            b' ' | b'\t' | b'\n' | b'\r' | b'\x0B' | b'\x0C' | b',' | b';' | SEGMENT_MARK
+        )
+    });
+    if value.last() != Some(&b')') || !ends_argument {
         return 0;
     }
     let open = |b: &[u8]| {
@@ -1817,6 +1823,8 @@ fn call_closers(before: &[u8], value: &[u8]) -> usize {
     trailing.min(opened as usize).min(unbalanced as usize)
 }
 
+/// Where the piece of `hay` that starts at `from` ends: at the next [`SEGMENT_MARK`] before
+/// `to` in a `segmented` haystack, else at `to`.
 fn piece_end(hay: &[u8], from: usize, to: usize, segmented: bool) -> usize {
     match segmented {
         true => hay

@@ -1198,22 +1198,26 @@ fn line_breaks_answer_as_a_direct_search() {
     assert!(listed > 10, "some blocks were listed: {listed}");
 }
 
-/// `call_closers`: one line per case — (match text before the value, value, `)` left out).
+/// `call_closers`: one line per case — (match text before the value, value, the byte after
+/// it, `)` left out).
 #[test]
 fn call_closers_table() {
-    for (before, value, want) in [
-        ("(password=", "hunter2)", 1),    // connect(password=hunter2)
-        ("(token: ", "abc123)", 1),       // init(token: abc123)
-        ("(password=", "hunter2))", 1),   // f(password=hunter2)) keeps the value's own `)`
-        ("((password=", "hunter2))", 2),  // two calls opened in the match, both closed
-        ("(password=", "ab)c)", 1),       // only trailing `)` can close the call
-        ("(password=", "a(b)", 0),        // the value's `)` closes its own `(`
-        (" password=", "hunter2)", 0),    // no call opened before it: the value keeps it
-        ("(x) password=", "hunter2)", 0), // the call before it is already closed
-        ("(password=", "hunter2", 0),
+    for (before, value, after, want) in [
+        ("(password=", "hunter2)", None, 1), // connect(password=hunter2)
+        ("(token: ", "abc123)", Some(b'\n'), 1), // init(token: abc123)
+        ("(password=", "hunter2)", Some(b';'), 1), // connect(password=hunter2);
+        ("(password=", "hunter2))", None, 1), // the value's own `)` stays in it
+        ("((password=", "hunter2))", None, 2), // two calls opened in the match
+        ("(password=", "ab)c)", None, 1),    // only trailing `)` can close the call
+        ("(password=", "a(b)", None, 0),     // the value's `)` closes its own `(`
+        (" password=", "hunter2)", None, 0), // no call opened before it
+        ("(x) password=", "hunter2)", None, 0), // the call before it is closed
+        ("(password=\"", "hunter2)", Some(b'"'), 0), // quoted: the `)` is the secret's
+        ("us(er:", "Pa55w0rd)", Some(b'@'), 0), // a URL's password ends at `@`
+        ("(password=", "hunter2", None, 0),
     ] {
         assert_eq!(
-            super::call_closers(before.as_bytes(), value.as_bytes()),
+            super::call_closers(before.as_bytes(), value.as_bytes(), after),
             want,
             "{before}{value}"
         );
@@ -1239,6 +1243,18 @@ fn a_call_argument_secret_keeps_the_calls_closing_parenthesis() {
             "connect(password=[REDACTED:secret])",
         ),
         ("password=Xk9fj3kLq2Zp)", "password=[REDACTED:secret]"),
+        (
+            "connect(password=\"Zq8kd93Lm2)\")",
+            "connect(password=\"[REDACTED:secret]\")",
+        ),
+        (
+            "login(password='Pa55w0rdQx))')",
+            "login(password='[REDACTED:secret]')",
+        ),
+        (
+            "mongodb://us(er:Pa55w0rdXq7)@db.example.net/app",
+            "mongodb://us(er:[REDACTED:db-password]@db.example.net/app",
+        ),
     ] {
         assert_eq!(r.redact_text(text).text, want, "{text}");
         assert_fuzz_invariants(crate::Hook::TransformToolResult, text);

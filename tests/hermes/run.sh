@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run the Hermes suite (conformance on two real hosts + whole agent turns) against a built warden binary.
-#   WARDEN_BIN              binary under test (default: <repo>/target/release/warden, what users run;
+#   WARDEN_BIN              binary under test (default: <repo>/target/release/warden, built first; what users run;
 #                           a debug build can miss the hook's 1000 ms deadline on pre_llm_call)
 #   WARDEN_HERMES_VENV      venv of hermes-agent 0.19.0, created/reused (default: ~/.cache/warden/hermes-venv-0.19.0);
 #                           pytest runs in it
@@ -16,7 +16,11 @@ REPO="$(cd "$HERE/../.." && pwd)"
 export WARDEN_HERMES_VENV="${WARDEN_HERMES_VENV:-$HOME/.cache/warden/hermes-venv-0.19.0}"
 export WARDEN_HERMES_IOT_VENV="${WARDEN_HERMES_IOT_VENV:-$HOME/.cache/warden/hermes-venv-iot-0.22.2.post1}"
 export PYTHONDONTWRITEBYTECODE=1
-export WARDEN_BIN="${WARDEN_BIN:-$REPO/target/release/warden}"
+if [[ -z "${WARDEN_BIN:-}" ]]; then
+  # the default binary is built here, so it is never older than the source under test
+  (cd "$REPO" && cargo build --release --quiet --bin warden)
+  export WARDEN_BIN="$REPO/target/release/warden"
+fi
 
 if [[ ! -x "$WARDEN_BIN" ]]; then
   echo "run.sh: warden binary not found at $WARDEN_BIN (run cargo build --release or set WARDEN_BIN)" >&2
