@@ -1798,13 +1798,16 @@ pub(crate) const SEGMENT_MARK: u8 = 0xFF;
 /// `user:Pa55)@host`) makes the `)` the secret's own. Only the match's text and the byte
 /// after it count, so a finding never depends on where a window or a stream chunk starts.
 fn call_closers(before: &[u8], value: &[u8], after: Option<u8>) -> usize {
+    if value.last() != Some(&b')') {
+        return 0;
+    }
     let ends_argument = after.is_none_or(|b| {
         matches!(
             b,
             b' ' | b'\t' | b'\n' | b'\r' | b'\x0B' | b'\x0C' | b',' | b';' | SEGMENT_MARK
         )
     });
-    if value.last() != Some(&b')') || !ends_argument {
+    if !ends_argument {
         return 0;
     }
     let open = |b: &[u8]| {
