@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Redaction recall and look-alike alteration of warden's shipped packs, side by side with peer
 scanners, on the public labelled corpora in ../shared/corpora (read in place, never copied into the
-project) and on the project's own held-out set tests/corpora/redaction-heldout.jsonl.
+project), on the project's own held-out set tests/corpora/redaction-heldout.jsonl and on the red-team
+set tests/corpora/redaction-redteam-2026-12-05.jsonl (measured once before tuning, then tuned on).
 
 usage: python3 benches/redaction_recall.py [--peers] [--quick] [WARDEN_BIN]
   WARDEN_BIN  default target/release/warden
@@ -70,7 +71,12 @@ def corpora():
         r["pos"] = r["expect"] == "secret"
         r["needles"] = r["secrets"]
         r["rule"] = r["family"]
-    return {"gitleaks": gl, "presidio core PII": pr, "held-out (own)": ho}
+    rt = load(os.path.join(REPO, "tests", "corpora", "redaction-redteam-2026-12-05.jsonl"))
+    for r in rt:
+        r["pos"] = r["expect"] == "secret"
+        r["needles"] = r["secrets"]
+        r["rule"] = r["family"]
+    return {"gitleaks": gl, "presidio core PII": pr, "held-out (own)": ho, "red team 2026-12-05": rt}
 
 
 def warden_text(warden, rows, quick=False):
