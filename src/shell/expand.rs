@@ -1,7 +1,7 @@
 //! Static expansions and decoders the walker applies to known text: brace
-//! expansion, globs over the well-known top-level and home entries,
-//! `printf`/`echo -e` escapes, and the decoders an evasion pipes into a
-//! shell (`base64 -d`, `xxd -r -p`, `rev`, `tr`). Everything is bounded.
+//! expansion, globs over the well-known entries of `/`, the home, `/etc` and the
+//! program directories, `printf`/`echo -e` escapes, and the decoders an evasion pipes
+//! into a shell (`base64 -d`, `xxd -r -p`, `rev`, `tr`). Everything is bounded.
 
 /// Most words one brace or glob expansion yields.
 pub(crate) const MAX_EXPANSION: usize = 64;
@@ -167,39 +167,114 @@ fn has_glob(s: &str) -> bool {
     s.contains(['*', '?', '['])
 }
 
-/// A glob in the first component under `/` or under the home directory,
-/// matched against the well-known entries there (`/h?me` → `/home`,
-/// `~/.s?h/id_rsa` → `~/.ssh/id_rsa`, `~/.*` → every home dot-entry). `None`
-/// when there is no such glob, or nothing matches. `/*` is left alone (the
-/// packs read `x/*` as `x`).
+/// Entries of `/etc` a glob there is matched against (credentials, accounts, start-up and
+/// name-resolution files).
+const ETC_NAMES: &[&str] = &[
+    "shadow",
+    "gshadow",
+    "passwd",
+    "group",
+    "sudoers",
+    "sudoers.d",
+    "hosts",
+    "crontab",
+    "cron.d",
+    "ssh",
+    "profile",
+    "profile.d",
+    "bashrc",
+    "environment",
+    "ld.so.preload",
+    "resolv.conf",
+    "systemd",
+    "pam.d",
+];
+
+/// Programs a glob in a system program directory (`/bin/r?`, `/usr/bin/c?rl`) is matched
+/// against: the ones the packs judge.
+const BIN_NAMES: &[&str] = &[
+    "rm", "rmdir", "shred", "dd", "mkfs", "wipefs", "chmod", "chown", "mv", "cp", "cat", "tee",
+    "sh", "bash", "dash", "zsh", "ksh", "curl", "wget", "nc", "ncat", "socat", "scp", "rsync",
+    "ssh", "python", "python3", "perl", "ruby", "node", "php", "base64", "xxd", "kill", "pkill",
+    "killall", "shutdown", "reboot", "halt", "poweroff", "iptables", "crontab", "sudo", "su",
+    "find", "xargs", "tar", "git", "docker", "kubectl", "env", "truncate", "ln",
+];
+
+/// The well-known entries of `dir` (a path so far) a glob component there is matched
+/// against; `None` when warden keeps no list for it.
+fn known_entries(dir: &str, home: Option<&str>) -> Option<&'static [&'static str]> {
+    match dir {
+        "/" => Some(TOP),
+        "~" => Some(HOME_NAMES),
+        "/etc" => Some(ETC_NAMES),
+        "/bin" | "/sbin" | "/usr/bin" | "/usr/sbin" | "/usr/local/bin" => Some(BIN_NAMES),
+        d if home.is_some_and(|h| h.len() > 1 && h == d) => Some(HOME_NAMES),
+        _ => None,
+    }
+}
+
+/// Globs in the components of an absolute or `~` path, each matched against the
+/// well-known entries of the directory before it (see [`known_entries`]): `/h?me` →
+/// `/home`, `~/.s?h/id_rsa` → `~/.ssh/id_rsa`, `~/.*` → every home dot-entry, `/e?c/sh*w`
+/// → `/etc/shadow`, `/b??/r?` → `/bin/rm`. A component in a directory without a list stays
+/// as written, and so does everything after it. `None` when no glob was expanded, or
+/// nothing matches. `/*` is left alone (the packs read `x/*` as `x`).
 pub(crate) fn top_glob(text: &str, home: Option<&str>) -> Option<Vec<String>> {
-    let (prefix, rest, names) = if let Some(r) = home
+    let (start, rest) = if let Some(r) = home
         .filter(|h| h.len() > 1)
-        .and_then(|h| text.strip_prefix(h))
-        .and_then(|r| r.strip_prefix('/'))
+        .and_then(|h| text.strip_prefix(h).map(|r| (h, r)))
+        .and_then(|(h, r)| r.strip_prefix('/').map(|r| (h, r)))
     {
-        (format!("{}/", home.unwrap_or_default()), r, HOME_NAMES)
+        (r.0.to_string(), r.1)
     } else if let Some(r) = text.strip_prefix("~/") {
-        ("~/".to_string(), r, HOME_NAMES)
+        ("~".to_string(), r)
     } else if let Some(r) = text.strip_prefix('/') {
-        ("/".to_string(), r, TOP)
+        (String::new(), r)
     } else {
         return None;
     };
-    let (first, tail) = match rest.find('/') {
-        Some(k) => (&rest[..k], &rest[k..]),
-        None => (rest, ""),
-    };
-    if !has_glob(first) || first == "*" {
-        return None;
+    // (path so far, expanded at all)
+    let mut paths: Vec<String> = vec![start];
+    let mut expanded = false;
+    let mut parts = rest.split('/');
+    while let Some(part) = parts.next() {
+        // a lone `*` stays (`x/*` reads as `x`)
+        let glob = has_glob(part) && part != "*";
+        let mut next = Vec::with_capacity(paths.len());
+        let mut stop = false;
+        for p in &paths {
+            let dir = if p.is_empty() { "/" } else { p.as_str() };
+            match known_entries(dir, home).filter(|_| glob) {
+                Some(names) => {
+                    expanded = true;
+                    next.extend(
+                        names
+                            .iter()
+                            .filter(|n| glob_match(part, n))
+                            .map(|n| format!("{p}/{n}")),
+                    );
+                }
+                None => {
+                    stop |= glob;
+                    next.push(format!("{p}/{part}"));
+                }
+            }
+        }
+        next.truncate(MAX_EXPANSION);
+        paths = next;
+        if stop || paths.is_empty() {
+            // the rest stays as written
+            let tail: Vec<&str> = parts.collect();
+            if !tail.is_empty() {
+                for p in &mut paths {
+                    p.push('/');
+                    p.push_str(&tail.join("/"));
+                }
+            }
+            break;
+        }
     }
-    let out: Vec<String> = names
-        .iter()
-        .filter(|n| glob_match(first, n))
-        .map(|n| format!("{prefix}{n}{tail}"))
-        .take(MAX_EXPANSION)
-        .collect();
-    (!out.is_empty()).then_some(out)
+    (expanded && !paths.is_empty()).then_some(paths)
 }
 
 /// Backslash escapes of `printf`'s format and `echo -e` (`\x72`, `\162`,

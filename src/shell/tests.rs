@@ -983,6 +983,18 @@ fn expansion_braces_globs_tilde() {
         ["/home/u/proj/build", "/home/u/proj/dist"]
     );
     assert_eq!(paths(&cmd("rm -rf /tmp/build-*", "rm")), ["/tmp/build-*"]);
+    // globs in known directories below the top: /etc's files, the program directories
+    assert_eq!(paths(&cmd("cat /e?c/sh*w", "cat")), ["/etc/shadow"]);
+    assert_eq!(paths(&cmd("/b??/r? -rf ~", "rm")), ["/home/u"]);
+    assert_eq!(cmd("/usr/bin/c?rl -s http://x", "curl").args[0].text, "-s");
+    // a glob in a program name outside them is an unknown program; `[` is a command
+    let unknown = a("/opt/tools/r? -rf ~");
+    assert!(unknown.has_unknown() && unknown.commands[0].dynamic_program);
+    assert!(!a("[ -f x ] && echo y").has_unknown());
+    // an IFS set on the line makes what an unquoted expansion splits into unknown
+    let ifs = a("IFS=,;c=rm,-rf,/home/u;$c");
+    assert!(ifs.has_unknown(), "{ifs:?}");
+    assert!(!a("c=ls; $c -la").has_unknown());
     assert_eq!(texts(&cmd("echo {1..3}", "echo")), ["1", "2", "3"]);
     assert_eq!(texts(&cmd("find . -exec rm {} +", "rm")).len(), 1);
 }

@@ -260,6 +260,13 @@ struct AW {
     brace: bool,
 }
 
+/// Does a program word still hold a glob (`*`, `?`, or a `[…]` class; the `[` and `[[`
+/// commands are no globs)?
+fn program_glob(text: &str) -> bool {
+    text.contains(['*', '?'])
+        || (text.contains('[') && text.contains(']') && text != "[" && text != "[[")
+}
+
 impl AW {
     fn lit(text: String, dynamic: bool) -> AW {
         AW {
@@ -818,6 +825,9 @@ impl Walker<'_> {
         let mut edits: Vec<(usize, usize, String)> = Vec::new();
         for v in vars {
             match ctx.lookup(&v.name) {
+                // an `IFS` set on the line splits unquoted expansions on other characters
+                // (`IFS=,; c=rm,-rf,~; $c`), which the analysis does not model
+                Some(Some(_)) if !v.quoted && ctx.lookup("IFS").is_some() => still_dynamic = true,
                 Some(Some(val)) => {
                     split |= (!v.quoted || v.name == "@") && val.contains([' ', '\t', '\n']);
                     edits.push((v.at, v.len, val));
@@ -1054,7 +1064,7 @@ impl Walker<'_> {
     }
 
     /// Word splitting of unquoted expansions, brace expansion, and globs over
-    /// the well-known top-level and home entries (words from `first` on).
+    /// well-known entries (`expand::top_glob`; words from `first` on).
     fn expand_words(&mut self, argv: Vec<AW>, first: usize) -> Vec<AW> {
         if !argv
             .iter()
@@ -1360,7 +1370,9 @@ impl Walker<'_> {
         };
         let mut it = argv.into_iter().skip(i);
         let pw = it.next()?;
-        let dynamic_program = pw.dynamic;
+        // a glob left in the program name (`/opt/tools/r?`: none of the known program
+        // directories' entries, see `expand::top_glob`) names a program that cannot be known
+        let dynamic_program = pw.dynamic || program_glob(&pw.text);
         let program = match pw.text.rfind('/') {
             Some(p) if p + 1 < pw.text.len() => pw.text[p + 1..].to_string(),
             _ => pw.text,
