@@ -10,10 +10,11 @@
 //! `commands-redteam-2026-12-05.tsv` was written by a helper that never read the packs and
 //! measured once before any tuning (recall 89.1%: evasion rows 84.8%, plain rows 94.3%; false
 //! alarms 2.6%); the families it exposed were then added to the packs, so it is no longer
-//! held out. Now: recall 95.8% (evasion rows 92.4%: the 95% target is not met; plain rows
+//! held out. Now: recall 96.6% (evasion rows 93.9%: the 95% target is not met; plain rows
 //! 100%), false alarms 2.6% (target 2%: not met). The evasion misses are techniques warden does
-//! not follow: scripts written to a file and then run, `find -exec` / `xargs` payloads built
-//! from file names, `${PWD%/*}`, some interpreter bodies. The false alarms are choices: every
+//! not follow: a Makefile or `package.json` postinstall written then run, `find -exec` /
+//! `xargs` payloads built from file names, `${PWD%/*}`, and interpreter bodies that upload a
+//! credential or run a downloaded file through Python's `urllib` or Perl's `remove_tree`. The false alarms are choices: every
 //! force push asks (three rows, `--force-with-lease` to a feature branch among them), as do
 //! `ssh-keyscan >> ~/.ssh/known_hosts` and `install` into `/usr/local/bin`. The test holds
 //! the level reached, so it cannot silently fall.
@@ -56,7 +57,7 @@ fn shipped_packs_on_red_team_corpus() {
 
 #[test]
 fn shipped_packs_on_red_team_corpus_2() {
-    run_corpus_with("commands-redteam-2026-12-05.tsv", 92.4, 2.6);
+    run_corpus_with("commands-redteam-2026-12-05.tsv", 93.9, 2.6);
 }
 
 #[test]

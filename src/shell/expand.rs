@@ -238,6 +238,24 @@ pub(crate) fn top_glob(text: &str, home: Option<&str>) -> Option<Vec<String>> {
     let mut expanded = false;
     let mut parts = rest.split('/');
     while let Some(part) = parts.next() {
+        // `//` and `/./` change nothing, `..` goes up (lexically: symlinks are not read)
+        if part.is_empty() || part == "." {
+            continue;
+        }
+        if part == ".." {
+            for p in &mut paths {
+                if p.as_str() == "~" {
+                    if let Some(h) = home {
+                        *p = h.to_string();
+                    }
+                }
+                // the root is the empty path; it has no parent
+                if let Some(k) = p.rfind('/') {
+                    p.truncate(k);
+                }
+            }
+            continue;
+        }
         // a lone `*` stays (`x/*` reads as `x`)
         let glob = has_glob(part) && part != "*";
         let mut next = Vec::with_capacity(paths.len());

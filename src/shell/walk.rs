@@ -32,6 +32,7 @@ pub(crate) fn run_python(code: &str, opts: &Options) -> Analysis {
         out: Analysis::default(),
         funcs: Vec::new(),
         aliases: Vec::new(),
+        files: Vec::new(),
         active: Vec::new(),
         home: opts.home,
         max_depth: opts.max_depth.min(MAX_DEPTH),
@@ -91,6 +92,7 @@ pub(crate) fn run(command: &str, opts: &Options) -> Analysis {
         out: Analysis::default(),
         funcs: Vec::new(),
         aliases: Vec::new(),
+        files: Vec::new(),
         active: Vec::new(),
         home: opts.home,
         max_depth: opts.max_depth.min(MAX_DEPTH),
@@ -131,6 +133,10 @@ struct Walker<'o> {
     funcs: Vec<(String, String, bool)>,
     /// Aliases defined so far: name, value.
     aliases: Vec<(String, String)>,
+    /// Files this line wrote with known text so far (`echo 'rm -rf ~' > /tmp/c.sh`,
+    /// `cat > x.py <<'EOF' … EOF`): absolute path, text. A shell or interpreter later
+    /// given that path runs the text, which is analysed like `-c` (see [`Walker::written`]).
+    files: Vec<(String, String)>,
     /// Functions and aliases being expanded (no recursive expansion).
     active: Vec<String>,
     home: Option<&'o str>,
@@ -154,6 +160,10 @@ struct Ctx {
 
 /// Most variables tracked per context.
 const MAX_VARS: usize = 64;
+/// Most files whose written text one analysis remembers.
+const MAX_FILES: usize = 16;
+/// Longest written text remembered per file.
+const MAX_FILE_TEXT: usize = 64 * 1024;
 
 impl Ctx {
     fn set_var(&mut self, name: &str, value: Option<String>) {
@@ -261,10 +271,22 @@ struct AW {
 }
 
 /// Does a program word still hold a glob (`*`, `?`, or a `[…]` class; the `[` and `[[`
-/// commands are no globs)?
+/// commands are no globs)? A relative path (`./run-tests?.sh`) names the project's own
+/// script, so only absolute paths and bare names count.
 fn program_glob(text: &str) -> bool {
-    text.contains(['*', '?'])
-        || (text.contains('[') && text.contains(']') && text != "[" && text != "[[")
+    !text.starts_with("./")
+        && !text.starts_with("../")
+        && (text.contains(['*', '?'])
+            || (text.contains('[') && text.contains(']') && text != "[" && text != "[["))
+}
+
+/// Is `IFS` set on this line to something other than blanks (or to an unknown value)?
+fn odd_ifs(ctx: &Ctx) -> bool {
+    match ctx.lookup("IFS") {
+        None => false,
+        Some(None) => true,
+        Some(Some(v)) => v.chars().any(|c| !matches!(c, ' ' | '\t' | '\n')),
+    }
 }
 
 impl AW {
@@ -631,10 +653,74 @@ impl Walker<'_> {
             return None;
         }
         let c = self.out.commands.get(io.tails.one)?;
-        if !(c.program == "echo" || c.program == "printf")
-            || c.dynamic_program
-            || c.redirects.iter().any(|r| r.writes() && r.fd != Some(2))
-        {
+        if c.redirects.iter().any(|r| r.writes() && r.fd != Some(2)) {
+            return None;
+        }
+        echo_text(c)
+    }
+
+    /// Remember the text a command writes to a file when it is known: `echo`/`printf`
+    /// of literals, or `cat` / `tee` passing on a known stdin (a here-document), into
+    /// one `>` / `>>` target (for `>>`, the text this line appended). Bounded: at most
+    /// [`MAX_FILES`] files of [`MAX_FILE_TEXT`] bytes each.
+    fn record_written(&mut self, idx: usize, stdin: Option<&Stdin>) {
+        let c = &self.out.commands[idx];
+        if c.dynamic_program {
+            return;
+        }
+        let known_stdin = || stdin.filter(|s| !s.dynamic).map(|s| s.text.clone());
+        let (path, text) = match c.program.as_str() {
+            "tee" => {
+                let mut files = c.positionals().filter(|a| !a.dynamic);
+                match (files.next().and_then(|a| a.path.clone()), files.next()) {
+                    (Some(p), None) => (Some(p), known_stdin()),
+                    _ => return,
+                }
+            }
+            p => {
+                let mut outs = c
+                    .redirects
+                    .iter()
+                    .filter(|r| r.writes() && r.fd.is_none_or(|f| f == 1));
+                let (Some(r), None) = (outs.next(), outs.next()) else {
+                    return;
+                };
+                let text = match p {
+                    "echo" | "printf" => echo_text(c).filter(|s| !s.dynamic).map(|s| s.text),
+                    "cat" if c.positionals().next().is_none() => known_stdin(),
+                    _ => None,
+                };
+                (r.path.clone().filter(|_| !r.dynamic), text)
+            }
+        };
+        let (Some(path), Some(text)) = (path, text) else {
+            return;
+        };
+        if text.len() > MAX_FILE_TEXT {
+            return;
+        }
+        self.files.retain(|(p, _)| *p != path);
+        if self.files.len() >= MAX_FILES {
+            self.files.remove(0);
+        }
+        self.files.push((path, text));
+    }
+
+    /// The text this line wrote to the file `a` names, if known (see [`Self::record_written`]).
+    fn written(&self, a: &Arg) -> Option<String> {
+        let p = a.path.as_deref().filter(|_| !a.dynamic)?;
+        self.files
+            .iter()
+            .rev()
+            .find(|(f, _)| f == p)
+            .map(|(_, t)| t.clone())
+    }
+}
+
+/// What `echo` / `printf` with these arguments print (escapes applied).
+fn echo_text(c: &SimpleCommand) -> Option<Stdin> {
+    {
+        if !(c.program == "echo" || c.program == "printf") || c.dynamic_program {
             return None;
         }
         let mut escapes = false;
@@ -673,7 +759,9 @@ impl Walker<'_> {
         }
         Some(Stdin { text, dynamic })
     }
+}
 
+impl Walker<'_> {
     fn node(&mut self, n: Node, ctx: &mut Ctx, stdin: Option<Stdin>) -> Io {
         match n {
             Node::Simple(s) => self.simple(s, ctx, stdin),
@@ -825,9 +913,10 @@ impl Walker<'_> {
         let mut edits: Vec<(usize, usize, String)> = Vec::new();
         for v in vars {
             match ctx.lookup(&v.name) {
-                // an `IFS` set on the line splits unquoted expansions on other characters
-                // (`IFS=,; c=rm,-rf,~; $c`), which the analysis does not model
-                Some(Some(_)) if !v.quoted && ctx.lookup("IFS").is_some() => still_dynamic = true,
+                // an `IFS` set on the line to other characters than blanks (or to an unknown
+                // value) splits unquoted expansions on them (`IFS=,; c=rm,-rf,~; $c`), which
+                // the analysis does not model; strict mode's `IFS=$'\n\t'` splits as before
+                Some(Some(_)) if !v.quoted && odd_ifs(ctx) => still_dynamic = true,
                 Some(Some(val)) => {
                     split |= (!v.quoted || v.name == "@") && val.contains([' ', '\t', '\n']);
                     edits.push((v.at, v.len, val));
@@ -1432,6 +1521,7 @@ impl Walker<'_> {
 
     fn special(&mut self, idx: usize, ctx: &mut Ctx, stdin: Option<Stdin>) {
         self.write_channels(idx);
+        self.record_written(idx, stdin.as_ref());
         if self.out.commands[idx].dynamic_program {
             return;
         }
@@ -1507,11 +1597,28 @@ impl Walker<'_> {
                         label: format!("{p} <<"),
                         remote: false,
                     }
+                } else if let Some(text) = self.written(&args[k]) {
+                    // a script file this line wrote: what it runs is known
+                    Act::Script {
+                        text,
+                        dynamic: false,
+                        label: format!("{p} {}", args[k].text),
+                        remote: false,
+                    }
                 } else {
                     Act::None
                 }
             } else {
                 match p {
+                    "source" | "." => match args.first().and_then(|a| self.written(a)) {
+                        Some(text) => Act::Script {
+                            text,
+                            dynamic: false,
+                            label: format!("{p} {}", args[0].text),
+                            remote: false,
+                        },
+                        None => Act::None,
+                    },
                     "eval" => {
                         let (text, dynamic) = join(args);
                         Act::Script {
@@ -2148,7 +2255,12 @@ impl Walker<'_> {
                 break;
             }
             if !t.starts_with('-') {
-                script = true;
+                // a script this line wrote (`cat > x.py <<'EOF' … EOF; python3 x.py`)
+                // is read like a `-c` body
+                if body.is_none() {
+                    body = self.written(a).map(|t| (t, false));
+                }
+                script = body.is_none();
                 break;
             }
             k += 1;
