@@ -233,7 +233,7 @@ pub(crate) fn top_glob(text: &str, home: Option<&str>) -> Option<Vec<String>> {
     } else {
         return None;
     };
-    // (path so far, expanded at all)
+    // the paths so far (several once a glob matched several entries)
     let mut paths: Vec<String> = vec![start];
     let mut expanded = false;
     let mut parts = rest.split('/');
@@ -282,11 +282,11 @@ pub(crate) fn top_glob(text: &str, home: Option<&str>) -> Option<Vec<String>> {
         paths = next;
         if stop || paths.is_empty() {
             // the rest stays as written
-            let tail: Vec<&str> = parts.collect();
+            let tail = parts.collect::<Vec<&str>>().join("/");
             if !tail.is_empty() {
                 for p in &mut paths {
                     p.push('/');
-                    p.push_str(&tail.join("/"));
+                    p.push_str(&tail);
                 }
             }
             break;

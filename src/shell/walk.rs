@@ -280,6 +280,48 @@ fn program_glob(text: &str) -> bool {
             || (text.contains('[') && text.contains(']') && text != "[" && text != "[["))
 }
 
+/// What `echo` / `printf` with these arguments print (escapes applied).
+fn echo_text(c: &SimpleCommand) -> Option<Stdin> {
+    if !(c.program == "echo" || c.program == "printf") || c.dynamic_program {
+        return None;
+    }
+    let mut escapes = false;
+    let args: Vec<&Arg> = c
+        .args
+        .iter()
+        .skip_while(|a| {
+            let opt = c.program == "echo"
+                && matches!(a.text.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en");
+            escapes |= opt && a.text.contains('e');
+            opt
+        })
+        .collect();
+    let dynamic = args.iter().any(|a| a.dynamic);
+    if c.program == "printf" {
+        let v: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+        let v = if v.first() == Some(&"--") {
+            &v[1..]
+        } else {
+            &v[..]
+        };
+        return Some(Stdin {
+            text: expand::printf(v),
+            dynamic,
+        });
+    }
+    let mut text = String::new();
+    for (k, a) in args.iter().enumerate() {
+        if k > 0 {
+            text.push(' ');
+        }
+        text.push_str(&a.text);
+    }
+    if escapes {
+        text = expand::unescape(&text, true);
+    }
+    Some(Stdin { text, dynamic })
+}
+
 /// Is `IFS` set on this line to something other than blanks (or to an unknown value)?
 fn odd_ifs(ctx: &Ctx) -> bool {
     match ctx.lookup("IFS") {
@@ -715,53 +757,7 @@ impl Walker<'_> {
             .find(|(f, _)| f == p)
             .map(|(_, t)| t.clone())
     }
-}
 
-/// What `echo` / `printf` with these arguments print (escapes applied).
-fn echo_text(c: &SimpleCommand) -> Option<Stdin> {
-    {
-        if !(c.program == "echo" || c.program == "printf") || c.dynamic_program {
-            return None;
-        }
-        let mut escapes = false;
-        let args: Vec<&Arg> = c
-            .args
-            .iter()
-            .skip_while(|a| {
-                let opt = c.program == "echo"
-                    && matches!(a.text.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en");
-                escapes |= opt && a.text.contains('e');
-                opt
-            })
-            .collect();
-        let dynamic = args.iter().any(|a| a.dynamic);
-        if c.program == "printf" {
-            let v: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
-            let v = if v.first() == Some(&"--") {
-                &v[1..]
-            } else {
-                &v[..]
-            };
-            return Some(Stdin {
-                text: expand::printf(v),
-                dynamic,
-            });
-        }
-        let mut text = String::new();
-        for (k, a) in args.iter().enumerate() {
-            if k > 0 {
-                text.push(' ');
-            }
-            text.push_str(&a.text);
-        }
-        if escapes {
-            text = expand::unescape(&text, true);
-        }
-        Some(Stdin { text, dynamic })
-    }
-}
-
-impl Walker<'_> {
     fn node(&mut self, n: Node, ctx: &mut Ctx, stdin: Option<Stdin>) -> Io {
         match n {
             Node::Simple(s) => self.simple(s, ctx, stdin),
