@@ -11,6 +11,9 @@
 //!   match, each built once, bottom-up, and not at all once provably too large.
 //! * [`keyword_lead`]: how far into a match its keyword can lie at most. A window then needs
 //!   only that much text before a hit, not the rule's whole reach.
+//! * [`required_bytes`]: punctuation every match holds (the `=` of an assignment, the `<` of
+//!   an XML element). A window whose whole search region lacks one cannot hold a match, so
+//!   its regex search is skipped after a `memchr`.
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
@@ -504,6 +507,88 @@ pub fn keywords_required_upper(h: &Hir, kws: &[Vec<u8>]) -> bool {
         covered: &covered,
     }
     .holds(h)
+}
+
+/// Byte sets of which every match of `h` holds at least one byte, kept only where they are
+/// cheap and telling to look for: one to three punctuation bytes (no letter, digit,
+/// whitespace or non-ASCII byte, which nearly every region holds), each set sorted,
+/// deduplicated, at most [`MAX_REQUIRED`] of them. An alternation requires the union of one
+/// such set from each branch (the narrowest), or nothing if a branch has none.
+///
+/// `(?i)password\s*[:=]\s*(\S+)` requires `[:=]`; `<(\w+)>` requires `<` and `>`;
+/// `key(?:=|: )` requires `[:=]`; `(?:^|,)key` requires nothing.
+pub fn required_bytes(h: &Hir) -> Vec<Vec<u8>> {
+    let mut sets = Vec::new();
+    add_required(h, &mut sets);
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    for s in sets {
+        let bytes: Vec<u8> = (0u8..=255).filter(|&b| s[b as usize]).collect();
+        if telling(&bytes) && !out.contains(&bytes) && out.len() < MAX_REQUIRED {
+            out.push(bytes);
+        }
+    }
+    out
+}
+
+/// Most byte sets [`required_bytes`] keeps for one rule.
+pub const MAX_REQUIRED: usize = 4;
+
+/// A required byte set worth a `memchr`: one to three punctuation bytes.
+fn telling(bytes: &[u8]) -> bool {
+    (1..=3).contains(&bytes.len()) && bytes.iter().all(|&b| b.is_ascii_punctuation() && b != b'_')
+}
+
+/// Pushes onto `out` byte sets of which every match of `h` holds a byte.
+fn add_required(h: &Hir, out: &mut Vec<[bool; 256]>) {
+    match h.kind() {
+        HirKind::Empty | HirKind::Look(_) => {}
+        HirKind::Literal(l) => {
+            for &b in l.0.iter() {
+                let mut s = [false; 256];
+                s[b as usize] = true;
+                out.push(s);
+            }
+        }
+        HirKind::Class(_) => {
+            let mut s = [false; 256];
+            add_alphabet(h, &mut s);
+            out.push(s);
+        }
+        HirKind::Repetition(r) => {
+            if r.min >= 1 {
+                add_required(&r.sub, out);
+            }
+        }
+        HirKind::Capture(c) => add_required(&c.sub, out),
+        HirKind::Concat(subs) => {
+            for s in subs {
+                add_required(s, out);
+            }
+        }
+        HirKind::Alternation(subs) => {
+            let mut union = [false; 256];
+            for s in subs {
+                let mut sets = Vec::new();
+                add_required(s, &mut sets);
+                let narrowest = sets
+                    .iter()
+                    .filter(|s| {
+                        let bytes: Vec<u8> = (0u8..=255).filter(|&b| s[b as usize]).collect();
+                        telling(&bytes)
+                    })
+                    .min_by_key(|s| s.iter().filter(|&&x| x).count());
+                match narrowest {
+                    Some(n) => {
+                        for (u, &x) in union.iter_mut().zip(n.iter()) {
+                            *u |= x;
+                        }
+                    }
+                    None => return,
+                }
+            }
+            out.push(union);
+        }
+    }
 }
 
 /// The most bytes from the start of any match of `h` to the end of a keyword occurrence
@@ -1245,5 +1330,37 @@ mod tests {
         ] {
             same_as_reference(re, re, &kws);
         }
+    }
+
+    #[test]
+    fn required_bytes_table() {
+        let req = |re: &str| {
+            let (h, _) = crate::redact::parse(re, re).unwrap();
+            required_bytes(&h)
+                .into_iter()
+                .map(|b| String::from_utf8(b).unwrap())
+                .collect::<Vec<_>>()
+        };
+        let none: Vec<String> = Vec::new();
+        assert_eq!(req(r"(?i)password\s*[:=]\s*(\S+)"), [":="]);
+        assert_eq!(req(r"<(\w+)>"), ["<", ">"]);
+        assert_eq!(req(r"key(?:=|: )"), [":="]);
+        assert_eq!(req(r#"(?:"|')key(?:"|')"#), [r#""'"#]);
+        assert_eq!(
+            req(r"(?:^|,)key"),
+            none,
+            "a look-around branch requires nothing"
+        );
+        assert_eq!(req(r"key=?"), none, "optional");
+        assert_eq!(req(r"key[=:;,]"), none, "four bytes are not worth a search");
+        assert_eq!(
+            req(r"[a-z_]+ [A-Z]"),
+            none,
+            "letters, `_` and blanks are everywhere"
+        );
+        assert_eq!(req(r"a=b=c"), ["="], "each set once");
+        // the first narrowest set of each branch: `-=` gives `-`, so `[-=]`, not `=`
+        assert_eq!(req(r"--?key(?:-=|=)"), ["-", "-="]);
+        assert_eq!(req(r"(?:x|y)=[é]"), ["="], "a non-ASCII class is not kept");
     }
 }

@@ -286,6 +286,9 @@ struct Rule {
     /// With `start_check`: the bytes a match can hold at its first offsets, a cheaper sound
     /// check asked first (see `profile.rs`).
     start_profile: Option<profile::Profile>,
+    /// punctuation every match holds (see [`gate::required_bytes`]): a window whose search
+    /// region lacks a byte of one of these sets is not searched
+    required: Vec<Vec<u8>>,
     compiled: OnceLock<Result<Compiled, String>>,
 }
 
@@ -488,6 +491,16 @@ fn window(rule: &Rule, lines: &LineBreaks, hit: &mut HitLine) -> Win {
         .max(llo);
     let e = (me + side).min(lhi);
     (0, s, e, llo.min(s), lhi.max(e))
+}
+
+/// Does `region` hold a byte of every set of `required` (each one to three bytes)?
+fn holds_required(required: &[Vec<u8>], region: &[u8]) -> bool {
+    required.iter().all(|set| match set[..] {
+        [a] => memchr::memchr(a, region).is_some(),
+        [a, b] => memchr::memchr2(a, b, region).is_some(),
+        [a, b, c] => memchr::memchr3(a, b, c, region).is_some(),
+        _ => true,
+    })
 }
 
 /// Sort windows as `sort_unstable` would, in O(n) for the usual input: grouped by rule with
@@ -803,6 +816,7 @@ impl Redactor {
                 lead,
                 start_check,
                 start_profile,
+                required: gate::required_bytes(&hir),
                 compiled: OnceLock::new(),
             });
         }
@@ -1422,6 +1436,12 @@ impl Redactor {
                     .is_some_and(|k| k > 0 || hay.last() != Some(&b'\n'))
             {
                 cut_from = earliest(cut_from, Some(tail));
+            }
+            // a search never reads past its growth bounds: without a required byte there, the
+            // window holds no match (a rule that cannot compile still fails closed in confirm)
+            if rule.compiled().is_ok() && !holds_required(&rule.required, &hay[llo..lhi]) {
+                i = j;
+                continue;
             }
             cut_from = earliest(
                 cut_from,
