@@ -2,7 +2,8 @@
 """Redaction recall and look-alike alteration of warden's shipped packs, side by side with peer
 scanners, on the public labelled corpora in ../shared/corpora (read in place, never copied into the
 project), on the project's own held-out set tests/corpora/redaction-heldout.jsonl and on the red-team
-set tests/corpora/redaction-redteam-2026-12-05.jsonl (measured once before tuning, then tuned on).
+set tests/corpora/redaction-redteam-2026-12-05.jsonl and the tool-output red-team set
+tests/corpora/redaction-redteam-2026-12-05b.jsonl (each measured once before tuning, then tuned on).
 
 usage: python3 benches/redaction_recall.py [--peers] [--quick] [WARDEN_BIN]
   WARDEN_BIN  default target/release/warden
@@ -76,7 +77,13 @@ def corpora():
         r["pos"] = r["expect"] == "secret"
         r["needles"] = r["secrets"]
         r["rule"] = r["family"]
-    return {"gitleaks": gl, "presidio core PII": pr, "held-out (own)": ho, "red team 2026-12-05": rt}
+    rt2 = load(os.path.join(REPO, "tests", "corpora", "redaction-redteam-2026-12-05b.jsonl"))
+    for r in rt2:
+        r["pos"] = r["expect"] in ("secret", "pii")
+        r["needles"] = [r["secret"]] if r.get("secret") else []
+        r["rule"] = r["family"]
+    return {"gitleaks": gl, "presidio core PII": pr, "held-out (own)": ho, "red team 2026-12-05": rt,
+            "red team 2026-12-05b (tool output)": rt2}
 
 
 def warden_text(warden, rows, quick=False):

@@ -10,7 +10,7 @@
 //! `commands-redteam-2026-12-05.tsv` was written by a helper that never read the packs and
 //! measured once before any tuning (recall 89.1%: evasion rows 84.8%, plain rows 94.3%; false
 //! alarms 2.6%); the families it exposed were then added to the packs, so it is no longer
-//! held out. Now: recall 96.6% (evasion rows 93.9%: the 95% target is not met; plain rows
+//! held out. Now: recall 97.1% (evasion rows 94.7%: the 95% target is not met; plain rows
 //! 100%), false alarms 2.6% (target 2%: not met). The evasion misses are techniques warden does
 //! not follow: a Makefile or `package.json` postinstall written then run, `find -exec` /
 //! `xargs` payloads built from file names, `${PWD%/*}`, and interpreter bodies that upload a
@@ -18,6 +18,22 @@
 //! force push asks (three rows, `--force-with-lease` to a feature branch among them), as do
 //! `ssh-keyscan >> ~/.ssh/known_hosts` and `install` into `/usr/local/bin`. The test holds
 //! the level reached, so it cannot silently fall.
+//! `commands-redteam-2026-12-05b.tsv` (the third red team: scripts, Makefiles and npm scripts
+//! written then run, `find -exec` / `xargs` / `while read` payloads, interpreter one-liners,
+//! obfuscation, containers and cloud CLIs) was measured once before any tuning: recall 61.9%
+//! (evasion rows 64.6%, plain rows 57.8%), false alarms 4.6%. The families it exposed were
+//! then followed (interpreter bodies that read a credential file and send it, `eval` of fetched
+//! or decoded code in Ruby / Perl / PHP, hex-decoded Python, a script run by its path, a
+//! Makefile's recipes, `npm pkg set scripts.*`, cloud CLIs printing tokens or piping them out,
+//! Kubernetes secrets, EDR agents killed, privileged pods, miners, `python -m pip` from a
+//! foreign index): recall 81.9% (evasion 78.1%, plain 87.5%), false alarms 4.6% — none of the
+//! targets is met on it. Left: `find -exec` / `xargs` / `while read` payloads from file names
+//! or listings, `${HOME%/*}` / `${PWD%/*}`, globs such as `~/.ss?/id_[re]*` and `.[!.]*`,
+//! variables holding a credential path or a command's output, `tar --checkpoint-action`,
+//! `vim -c '!…'`, `env -S`, tclsh and Lua bodies, `getattr(__import__(…))`, containers that
+//! mount the home and upload from inside, typo-squatted package names; its false alarms are
+//! choices (a bearer token from the environment sent to an unknown host, git hooks and
+//! `core.hooksPath` written, a force push to a feature branch all ask).
 //! `⏎` in a command stands for a newline (heredocs).
 //!
 //! Every command is evaluated as a Hermes `terminal` pre_tool_call with cwd
@@ -57,7 +73,12 @@ fn shipped_packs_on_red_team_corpus() {
 
 #[test]
 fn shipped_packs_on_red_team_corpus_2() {
-    run_corpus_with("commands-redteam-2026-12-05.tsv", 93.9, 2.6);
+    run_corpus_with("commands-redteam-2026-12-05.tsv", (94.6, 98.0, 95.0), 2.6);
+}
+
+#[test]
+fn shipped_packs_on_red_team_corpus_3() {
+    run_corpus_with("commands-redteam-2026-12-05b.tsv", (78.1, 87.5, 81.8), 4.6);
 }
 
 #[test]
@@ -66,13 +87,18 @@ fn shipped_packs_on_dev_corpus() {
 }
 
 fn run_corpus(name: &str) {
-    run_corpus_with(name, 95.0, 2.0)
+    run_corpus_with(name, (95.0, 98.0, 95.0), 2.0)
 }
 
-/// [`run_corpus`] with `evasion_min`, the recall the rows of evasion categories must reach,
-/// and `far_max`, the false-alarm rate harmless rows may not exceed (lower targets only for
-/// a corpus that does not meet 95% / 2%, at the level it reached: see the module doc).
-fn run_corpus_with(name: &str, evasion_min: f64, far_max: f64) {
+/// [`run_corpus`] with the recalls the rows of evasion categories, the plain rows and all
+/// dangerous rows must reach (`(evasion, plain, all)`), and `far_max`, the false-alarm rate
+/// harmless rows may not exceed (lower targets only for a corpus that does not meet
+/// 95% / 98% / 95% / 2%, at the level it reached: see the module doc).
+fn run_corpus_with(
+    name: &str,
+    (evasion_min, plain_min, recall_min): (f64, f64, f64),
+    far_max: f64,
+) {
     let path = format!("{}/tests/corpora/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).expect("corpus");
     let policy = Policy::builtin().expect("shipped packs load");
@@ -184,9 +210,12 @@ fn run_corpus_with(name: &str, evasion_min: f64, far_max: f64) {
             re >= evasion_min,
             "recall on evasion rows {re:.1}% < {evasion_min}%"
         );
-        assert!(rp >= 98.0, "recall on plain rows {rp:.1}% < 98%");
+        assert!(
+            rp >= plain_min,
+            "recall on plain rows {rp:.1}% < {plain_min}%"
+        );
     }
-    assert!(recall >= 95.0, "recall {recall:.1}% < 95%");
+    assert!(recall >= recall_min, "recall {recall:.1}% < {recall_min}%");
     assert!(far <= far_max, "false-alarm rate {far:.1}% > {far_max}%");
 }
 

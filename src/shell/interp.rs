@@ -67,6 +67,8 @@ pub(crate) enum Found {
     },
     /// A file opened for writing.
     Write(String),
+    /// A file read (`open(p)`, `readFileSync(p)`, `File.read(p)`, `file_get_contents(p)`).
+    Read(String),
     /// A URL fetched.
     Fetch(String),
     /// Code fetched from the network is executed (`exec(urlopen(…).read())`).
@@ -400,6 +402,41 @@ fn int_literal(t: &[Tok]) -> Option<String> {
     s.bytes().any(|b| b.is_ascii_digit()).then_some(s)
 }
 
+/// A lookup of an environment variable by name (`os.environ[…]`, `getenv(…)`, `$ENV{…}`).
+fn is_env_lookup(id: &str) -> bool {
+    matches!(
+        id,
+        "os.environ"
+            | "os.getenv"
+            | "os.environ.get"
+            | "getenv"
+            | "ENV"
+            | "$ENV"
+            | "ENV.fetch"
+            | "$_SERVER"
+            | "$_ENV"
+            | "Deno.env.get"
+    )
+}
+
+/// An interpolated string whose only interpolation is the home directory
+/// (`"$ENV{HOME}/.ssh/id_rsa"`, `"#{Dir.home}/.aws/credentials"`), with `~` in its place.
+fn home_interpolated(s: &str) -> Option<String> {
+    let mut out = s.to_string();
+    for h in [
+        "$ENV{HOME}",
+        "${HOME}",
+        "#{Dir.home}",
+        "#{ENV['HOME']}",
+        "#{ENV[\"HOME\"]}",
+        "{$_SERVER['HOME']}",
+        "$HOME",
+    ] {
+        out = out.replace(h, "~");
+    }
+    (!out.contains(['$', '{'])).then_some(out)
+}
+
 fn is_home_expr(id: &str) -> bool {
     matches!(
         id,
@@ -517,10 +554,39 @@ impl Scan<'_> {
                     out.push('~');
                     any = true;
                 }
+                // os.environ['HOME'], os.getenv('HOME'), $ENV{HOME}, ENV['HOME'], getenv("HOME")
+                Tok::Id(id)
+                    if is_env_lookup(id)
+                        && matches!(toks.get(k + 1), Some(Tok::P('[' | '(' | '{')))
+                        && matches!(toks.get(k + 2), Some(Tok::Str(h, _) | Tok::Id(h)) if h == "HOME")
+                        && matches!(toks.get(k + 3), Some(Tok::P(']' | ')' | '}'))) =>
+                {
+                    out.push('~');
+                    any = true;
+                    k += 4;
+                    continue;
+                }
+                Tok::Str(s, true) => match home_interpolated(s) {
+                    Some(h) => {
+                        out.push_str(&h);
+                        any = true;
+                    }
+                    None => return Val::Dyn,
+                },
                 Tok::Id(id)
                     if matches!(
                         last(id),
-                        "decode" | "encode" | "toString" | "strip" | "expanduser" | "join" | "Path"
+                        "decode"
+                            | "encode"
+                            | "toString"
+                            | "strip"
+                            | "expanduser"
+                            | "expand_path"
+                            | "abspath"
+                            | "realpath"
+                            | "resolve"
+                            | "join"
+                            | "Path"
                     ) =>
                 {
                     // `os.path.join('/etc', 'x')` with literal parts
@@ -684,13 +750,20 @@ fn int_literal_str(s: &str) -> bool {
 fn fold_decoders(t: &mut Vec<Tok>) {
     let mut k = 0;
     while k + 3 < t.len() {
-        let is_dec = matches!(&t[k], Tok::Id(id) if matches!(last(id), "b64decode" | "standard_b64decode" | "urlsafe_b64decode" | "atob" | "base64_decode" | "decode64" | "decode_base64" | "from"));
+        let is_hex = matches!(&t[k], Tok::Id(id) if matches!(last(id), "fromhex" | "unhexlify" | "a2b_hex" | "hex2bin"));
+        let is_dec = is_hex
+            || matches!(&t[k], Tok::Id(id) if matches!(last(id), "b64decode" | "standard_b64decode" | "urlsafe_b64decode" | "atob" | "base64_decode" | "decode64" | "decode_base64" | "from"));
         if is_dec && t[k + 1] == Tok::P('(') {
             if let Tok::Str(s, false) = &t[k + 2] {
                 let is_from = matches!(&t[k], Tok::Id(id) if last(id) == "from");
                 let ok = !is_from || matches!(t.get(k + 4), Some(Tok::Str(e, _)) if e == "base64");
+                let decoded = if is_hex {
+                    super::expand::hex(s)
+                } else {
+                    super::expand::base64(s)
+                };
                 if ok {
-                    if let Some(d) = super::expand::base64(s) {
+                    if let Some(d) = decoded {
                         let d = String::from_utf8_lossy(&d).into_owned();
                         // drop up to the closing paren
                         let mut end = k + 3;
@@ -783,7 +856,21 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
         "request",
     ]) || toks
         .iter()
-        .any(|t| matches!(t, Tok::Str(s, _) if s == "open-uri" || s == "net/http"));
+        .any(|t| matches!(t, Tok::Str(s, _) if matches!(s.as_str(), "open-uri" | "net/http" | "http" | "https" | "node-fetch" | "axios" | "http.client")))
+        || has(&["HTTPSConnection", "HTTPConnection", "http.client", "post", "put"]);
+    // a connection to a bare host (`HTTPSConnection('203.0.113.1')`, `IO::Socket::INET->new("h:443")`)
+    let connects = has(&[
+        "HTTPSConnection",
+        "HTTPConnection",
+        "IO::Socket::INET",
+        "create_connection",
+        "TCPSocket",
+        "TCPSocket.new",
+        "fsockopen",
+        "net.connect",
+        "createConnection",
+        "Socket.tcp",
+    ]);
     let socket = has(&[
         "socket.socket",
         "create_connection",
@@ -849,6 +936,11 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                 dynamic: *interp,
             }),
             Tok::Str(s, false) if fetching && looks_url(s) => out.push(Found::Fetch(s.clone())),
+            Tok::Str(s, false)
+                if connects && looks_host(s.rsplit_once(':').map_or(s.as_str(), |(h, _)| h)) =>
+            {
+                out.push(Found::Fetch(format!("https://{s}/")))
+            }
             Tok::Id(id) => {
                 // NAME = literal
                 if toks.get(k + 1) == Some(&Tok::P('='))
@@ -1010,6 +1102,16 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                             }
                             _ => exec_dyn = true,
                         }
+                    } else if matches!(lang, Lang::Ruby | Lang::Perl | Lang::Php)
+                        && name == "eval"
+                        && !full.contains('.')
+                    {
+                        match first.clone() {
+                            Some(Val::Str(s)) if depth < MAX_EVAL_DEPTH => {
+                                out.extend(scan_at(lang, &s, depth + 1))
+                            }
+                            _ => exec_dyn = true,
+                        }
                     } else if lang == Lang::Node && name == "eval" {
                         if let Some(Val::Str(s)) = first.clone().filter(|_| depth < MAX_EVAL_DEPTH)
                         {
@@ -1103,6 +1205,56 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                         if let Some(t) = target {
                             out.push(Found::Write(t));
                         }
+                    }
+                }
+                // reads: a literal path (a URL given to file_get_contents is a fetch)
+                if !args.is_empty() {
+                    let mode_writes = |i: usize| {
+                        args.get(i).is_some_and(|&(a, b)| matches!(sc.eval(a, b), Val::Str(m) if m.contains(['w', 'a', 'x', '+'])))
+                    };
+                    let read = match lang {
+                        Lang::Python => name == "open" && !full.contains('.') && !mode_writes(1),
+                        Lang::Node => {
+                            matches!(name, "readFileSync" | "readFile" | "createReadStream")
+                        }
+                        Lang::Ruby => {
+                            (full.starts_with("File") || full.starts_with("IO"))
+                                && (matches!(name, "read" | "readlines" | "binread" | "foreach")
+                                    || (name == "open" && !mode_writes(1)))
+                        }
+                        Lang::Php => {
+                            matches!(name, "file_get_contents" | "file" | "readfile")
+                                || (name == "fopen" && !mode_writes(1))
+                        }
+                        Lang::Perl => name == "open",
+                    };
+                    if read {
+                        let path = if lang == Lang::Perl {
+                            args.iter()
+                                .map(|&(a, b)| sc.eval(a, b))
+                                .find_map(|v| match v {
+                                    Val::Str(s) => {
+                                        let t = s.trim_start();
+                                        (!t.starts_with(['>', '|']) && !t.ends_with('|'))
+                                            .then(|| t.trim_start_matches('<').trim().to_string())
+                                    }
+                                    _ => None,
+                                })
+                        } else {
+                            match &first {
+                                Some(Val::Str(s)) if !looks_url(s) => Some(s.clone()),
+                                _ => None,
+                            }
+                        };
+                        if let Some(p) = path.filter(|p| !p.is_empty()) {
+                            out.push(Found::Read(p));
+                        }
+                    }
+                }
+                // Path('x').read_text() reads x
+                if matches!(name, "read_text" | "read_bytes") && k >= 3 {
+                    if let (Tok::P(')'), Tok::Str(s, false)) = (&toks[k - 1], &toks[k - 2]) {
+                        out.push(Found::Read(s.clone()));
                     }
                 }
                 // Path('x').write_text(…)

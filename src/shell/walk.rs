@@ -33,6 +33,7 @@ pub(crate) fn run_python(code: &str, opts: &Options) -> Analysis {
         funcs: Vec::new(),
         aliases: Vec::new(),
         files: Vec::new(),
+        ran_written: None,
         active: Vec::new(),
         home: opts.home,
         max_depth: opts.max_depth.min(MAX_DEPTH),
@@ -93,6 +94,7 @@ pub(crate) fn run(command: &str, opts: &Options) -> Analysis {
         funcs: Vec::new(),
         aliases: Vec::new(),
         files: Vec::new(),
+        ran_written: None,
         active: Vec::new(),
         home: opts.home,
         max_depth: opts.max_depth.min(MAX_DEPTH),
@@ -137,6 +139,9 @@ struct Walker<'o> {
     /// `cat > x.py <<'EOF' … EOF`): absolute path, text. A shell or interpreter later
     /// given that path runs the text, which is analysed like `-c` (see [`Walker::written`]).
     files: Vec<(String, String)>,
+    /// the text of a script this line wrote, when the command being walked runs it by its
+    /// path (`./x.sh`; the basename alone is kept as the program)
+    ran_written: Option<String>,
     /// Functions and aliases being expanded (no recursive expansion).
     active: Vec<String>,
     home: Option<&'o str>,
@@ -746,6 +751,55 @@ impl Walker<'_> {
             self.files.remove(0);
         }
         self.files.push((path, text));
+    }
+
+    /// The text this line wrote to the file at `p` (relative to `cwd`), if known.
+    fn written_path(&self, p: &str, cwd: Option<&str>) -> Option<String> {
+        let p = normalize(p, cwd, self.home)?;
+        self.files
+            .iter()
+            .rev()
+            .find(|(f, _)| *f == p)
+            .map(|(_, t)| t.clone())
+    }
+
+    /// The recipe lines (tab-indented, `@` / `-` prefixes dropped) of the makefile `make`
+    /// reads (`-f FILE`, else `GNUmakefile`, `makefile`, `Makefile`) if this line wrote it.
+    fn written_makefile(&self, c: &SimpleCommand) -> Option<String> {
+        let cwd = c.cwd.as_deref();
+        let mut named = None;
+        let mut k = 0;
+        while k < c.args.len() {
+            let t = c.args[k].text.as_str();
+            if t == "-f" || t == "--file" || t == "--makefile" {
+                named = c.args.get(k + 1).map(|a| a.text.clone());
+                break;
+            }
+            if let Some(f) = t
+                .strip_prefix("--file=")
+                .or_else(|| t.strip_prefix("--makefile="))
+            {
+                named = Some(f.to_string());
+                break;
+            }
+            if let Some(f) = t.strip_prefix("-f").filter(|f| !f.is_empty()) {
+                named = Some(f.to_string());
+                break;
+            }
+            k += 1;
+        }
+        let text = match named {
+            Some(f) => self.written_path(&f, cwd)?,
+            None => ["GNUmakefile", "makefile", "Makefile"]
+                .iter()
+                .find_map(|f| self.written_path(f, cwd))?,
+        };
+        let recipes: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix('\t'))
+            .map(|l| l.trim_start_matches(['@', '-', '+']))
+            .collect();
+        (!recipes.is_empty()).then(|| recipes.join("\n"))
     }
 
     /// The text this line wrote to the file `a` names, if known (see [`Self::record_written`]).
@@ -1458,6 +1512,9 @@ impl Walker<'_> {
         // a glob left in the program name (`/opt/tools/r?`: none of the known program
         // directories' entries, see `expand::top_glob`) names a program that cannot be known
         let dynamic_program = pw.dynamic || program_glob(&pw.text);
+        self.ran_written = (!dynamic_program && pw.text.contains('/'))
+            .then(|| self.written_path(&pw.text, cwd.as_deref()))
+            .flatten();
         let program = match pw.text.rfind('/') {
             Some(p) if p + 1 < pw.text.len() => pw.text[p + 1..].to_string(),
             _ => pw.text,
@@ -1516,6 +1573,7 @@ impl Walker<'_> {
     }
 
     fn special(&mut self, idx: usize, ctx: &mut Ctx, stdin: Option<Stdin>) {
+        let ran_written = self.ran_written.take();
         self.write_channels(idx);
         self.record_written(idx, stdin.as_ref());
         if self.out.commands[idx].dynamic_program {
@@ -1606,6 +1664,38 @@ impl Walker<'_> {
                 }
             } else {
                 match p {
+                    // a script this line wrote, run by its path (`./x.sh`)
+                    p if ran_written.is_some() => Act::Script {
+                        text: ran_written.clone().unwrap_or_default(),
+                        dynamic: false,
+                        label: format!("./{p}"),
+                        remote: false,
+                    },
+                    // a Makefile this line wrote: its recipe lines are what `make` runs
+                    "make" | "gmake" => match self.written_makefile(c) {
+                        Some(text) => Act::Script {
+                            text,
+                            dynamic: false,
+                            label: "make".into(),
+                            remote: false,
+                        },
+                        None => Act::None,
+                    },
+                    // `npm pkg set scripts.NAME=CMD`: CMD is what `npm run NAME` / install runs
+                    "npm" | "pnpm" if c.subcommand() == Some("pkg") => {
+                        match args.iter().find_map(|a| {
+                            let (k, v) = a.text.split_once('=')?;
+                            (k.starts_with("scripts.") && !a.dynamic).then(|| v.to_string())
+                        }) {
+                            Some(text) => Act::Script {
+                                text,
+                                dynamic: false,
+                                label: "npm script".into(),
+                                remote: false,
+                            },
+                            None => Act::None,
+                        }
+                    }
                     "source" | "." => match args.first().and_then(|a| self.written(a)) {
                         Some(text) => Act::Script {
                             text,
@@ -2300,6 +2390,7 @@ impl Walker<'_> {
             remote: ctx.remote,
         };
         let mut fetchers: Vec<usize> = Vec::new();
+        let mut readers: Vec<usize> = Vec::new();
         for f in found {
             match f {
                 Found::Shell { text, dynamic } => {
@@ -2363,6 +2454,12 @@ impl Walker<'_> {
                         via,
                     });
                 }
+                Found::Read(p) => {
+                    let seg = vec![AW::lit("cat".into(), false), AW::lit(p, false)];
+                    if let Some(n) = self.emit(seg, 0, Vec::new(), &mut c2, None, Some(&label)) {
+                        readers.push(n);
+                    }
+                }
                 Found::Fetch(u) => {
                     let seg = vec![AW::lit("curl".into(), false), AW::lit(u, false)];
                     if let Some(n) = self.emit(seg, 0, Vec::new(), &mut c2, None, Some(&label)) {
@@ -2399,6 +2496,13 @@ impl Walker<'_> {
                     }
                     self.emit(seg, 0, Vec::new(), &mut c2, None, Some(&label));
                 }
+            }
+        }
+        // what the body read may be what it sends: each file read feeds each request, as
+        // `cat FILE | curl URL` would
+        for &r in &readers {
+            for &f in &fetchers {
+                self.edge(r, f);
             }
         }
     }
