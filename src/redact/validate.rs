@@ -860,6 +860,19 @@ pub fn looks_placeholder(s: &[u8]) -> bool {
     if s.contains(&b'_') && s.iter().all(|&c| c.is_ascii_uppercase() || c == b'_') {
         return true;
     }
+    // a shell variable reference (`$CI_JOB_TOKEN`, `$env:TOKEN`): the value is elsewhere
+    if let Some(name) = s
+        .strip_prefix(b"$")
+        .map(|n| n.strip_prefix(b"env:").unwrap_or(n))
+    {
+        if name
+            .first()
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+            && name.iter().all(|&c| is_ident_byte(c))
+        {
+            return true;
+        }
+    }
     // masked: a run of four mask characters anywhere (`xoxp-…-########`)
     if s.windows(4)
         .any(|w| w.iter().all(|&c| c == b'#' || c == b'*') && w[0] == w[3])
@@ -918,6 +931,10 @@ const FILLERS: &[&str] = &[
     "dummy",
     "<your",
     "...",
+    "redacted",
+    "masked",
+    "(hidden)",
+    "[hidden]",
 ];
 
 /// [`SEQUENCES`] (as typed), and [`PLACEHOLDER_WORDS`], [`NON_SECRET_WORDS`] and [`FILLERS`]
