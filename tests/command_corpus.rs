@@ -26,8 +26,11 @@
 //! or decoded code in Ruby / Perl / PHP, hex-decoded Python, a script run by its path, a
 //! Makefile's recipes, `npm pkg set scripts.*`, cloud CLIs printing tokens or piping them out,
 //! Kubernetes secrets, EDR agents killed, privileged pods, miners, `python -m pip` from a
-//! foreign index): recall 81.9% (evasion 78.1%, plain 87.5%), false alarms 4.6% — none of the
-//! targets is met on it. Left: `find -exec` / `xargs` / `while read` payloads from file names
+//! foreign index): recall 81.9% (evasion 78.1%, plain 87.5%), false alarms 4.6%; a review then
+//! narrowed them (a body's reads feed only requests that send data and are not to localhost, a
+//! written script's `#!` is honoured, `make -n` / `-C` run nothing written here, tokens sent to
+//! the provider's own API are not exfiltration): recall 80.6% (evasion 76.0%, plain 87.5%),
+//! false alarms 4.6% — none of the targets is met on it. Left: `find -exec` / `xargs` / `while read` payloads from file names
 //! or listings, `${HOME%/*}` / `${PWD%/*}`, globs such as `~/.ss?/id_[re]*` and `.[!.]*`,
 //! variables holding a credential path or a command's output, `tar --checkpoint-action`,
 //! `vim -c '!…'`, `env -S`, tclsh and Lua bodies, `getattr(__import__(…))`, containers that
@@ -78,7 +81,7 @@ fn shipped_packs_on_red_team_corpus_2() {
 
 #[test]
 fn shipped_packs_on_red_team_corpus_3() {
-    run_corpus_with("commands-redteam-2026-12-05b.tsv", (78.1, 87.5, 81.8), 4.6);
+    run_corpus_with("commands-redteam-2026-12-05b.tsv", (76.0, 87.5, 80.6), 4.6);
 }
 
 #[test]

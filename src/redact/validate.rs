@@ -860,18 +860,43 @@ pub fn looks_placeholder(s: &[u8]) -> bool {
     if s.contains(&b'_') && s.iter().all(|&c| c.is_ascii_uppercase() || c == b'_') {
         return true;
     }
-    // a shell variable reference (`$CI_JOB_TOKEN`, `$env:TOKEN`): the value is elsewhere
-    if let Some(name) = s
-        .strip_prefix(b"$")
-        .map(|n| n.strip_prefix(b"env:").unwrap_or(n))
-    {
+    // a shell variable reference (`$CI_JOB_TOKEN`, `$env:TOKEN`): the value is elsewhere (an
+    // upper-case name, or any name after `$env:`; `$ecretPa55` is a password)
+    if let Some(name) = s.strip_prefix(b"$env:") {
+        if !name.is_empty() && name.iter().all(|&c| is_ident_byte(c)) {
+            return true;
+        }
+    } else if let Some(name) = s.strip_prefix(b"$") {
         if name
             .first()
-            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
-            && name.iter().all(|&c| is_ident_byte(c))
+            .is_some_and(|c| c.is_ascii_uppercase() || *c == b'_')
+            && name
+                .iter()
+                .all(|&c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
         {
             return true;
         }
+    }
+    // a tool's mask in place of the value: `(redacted)`, `[MASKED]`, `<hidden>`, `***`
+    let word = s.trim_ascii_start();
+    let word = {
+        let t = |c: &u8| matches!(c, b'(' | b')' | b'[' | b']' | b'<' | b'>' | b'*');
+        let a = word.iter().position(|c| !t(c)).unwrap_or(word.len());
+        let b = word.iter().rposition(|c| !t(c)).map_or(a, |i| i + 1);
+        &word[a..b]
+    };
+    if [
+        &b"redacted"[..],
+        b"masked",
+        b"hidden",
+        b"removed",
+        b"filtered",
+        b"sensitive",
+    ]
+    .iter()
+    .any(|w| word.eq_ignore_ascii_case(w))
+    {
+        return true;
     }
     // masked: a run of four mask characters anywhere (`xoxp-…-########`)
     if s.windows(4)
@@ -931,10 +956,6 @@ const FILLERS: &[&str] = &[
     "dummy",
     "<your",
     "...",
-    "redacted",
-    "masked",
-    "(hidden)",
-    "[hidden]",
 ];
 
 /// [`SEQUENCES`] (as typed), and [`PLACEHOLDER_WORDS`], [`NON_SECRET_WORDS`] and [`FILLERS`]

@@ -69,6 +69,9 @@ pub(crate) enum Found {
     Write(String),
     /// A file read (`open(p)`, `readFileSync(p)`, `File.read(p)`, `file_get_contents(p)`).
     Read(String),
+    /// The body sends data over the network (a POST / PUT, a request body, `data=`,
+    /// `files=`, a socket write), not only fetches: what it read may be what it sends.
+    Sends,
     /// A URL fetched.
     Fetch(String),
     /// Code fetched from the network is executed (`exec(urlopen(…).read())`).
@@ -1213,7 +1216,15 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                         args.get(i).is_some_and(|&(a, b)| matches!(sc.eval(a, b), Val::Str(m) if m.contains(['w', 'a', 'x', '+'])))
                     };
                     let read = match lang {
-                        Lang::Python => name == "open" && !full.contains('.') && !mode_writes(1),
+                        Lang::Python => {
+                            (name == "open"
+                                && (!full.contains('.')
+                                    || matches!(full, "io.open" | "codecs.open")))
+                                && !mode_writes(1)
+                                && !toks[k..all_end.min(toks.len())]
+                                    .iter()
+                                    .any(|t| matches!(t, Tok::Id(x) if x == "mode"))
+                        }
                         Lang::Node => {
                             matches!(name, "readFileSync" | "readFile" | "createReadStream")
                         }
@@ -1235,8 +1246,12 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                                 .find_map(|v| match v {
                                     Val::Str(s) => {
                                         let t = s.trim_start();
-                                        (!t.starts_with(['>', '|']) && !t.ends_with('|'))
-                                            .then(|| t.trim_start_matches('<').trim().to_string())
+                                        let p = t.trim_start_matches('<').trim();
+                                        // three-argument open: the mode is its own argument
+                                        (!t.starts_with(['>', '|'])
+                                            && !t.ends_with('|')
+                                            && !p.is_empty())
+                                        .then(|| p.to_string())
                                     }
                                     _ => None,
                                 })
@@ -1276,7 +1291,27 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
     {
         out.push(Found::RunFetched);
     }
+    let sends = has(&[
+        "post", "put", "patch", "sendall", "data", "files", "body", "upload", "Post", "PostForm",
+        "post_form",
+    ]) || (connects && has(&["send", "write", "print", "syswrite"]))
+        || toks
+            .iter()
+            .any(|t| matches!(t, Tok::Str(s, _) if s.eq_ignore_ascii_case("post") || s.eq_ignore_ascii_case("put")))
+        || file_get_contents_query(&toks);
+    if sends && out.iter().any(|f| matches!(f, Found::Read(_))) {
+        out.push(Found::Sends);
+    }
     out
+}
+
+/// `file_get_contents("https://…?d=" . …)`: a GET whose URL carries computed data.
+fn file_get_contents_query(t: &[Tok]) -> bool {
+    t.windows(3).any(|w| {
+        matches!(&w[0], Tok::Id(f) if last(f) == "file_get_contents")
+            && w[1] == Tok::P('(')
+            && matches!(&w[2], Tok::Str(s, _) if looks_url(s) && (s.ends_with('=') || s.ends_with('/')))
+    })
 }
 
 #[cfg(test)]

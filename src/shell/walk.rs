@@ -439,6 +439,24 @@ fn has_opt<T: Tx>(v: &[T], from: usize, letters: &[u8]) -> bool {
         })
 }
 
+/// Does a script run by its path run in a shell: no `#!` line (the kernel refuses it and
+/// the shell runs it itself) or a `#!` naming a shell?
+fn runs_as_shell(text: &str) -> bool {
+    match text.strip_prefix("#!") {
+        None => true,
+        Some(rest) => {
+            let line = rest.lines().next().unwrap_or("");
+            let mut words = line.split_whitespace();
+            let prog = match words.next().map(basename) {
+                Some("env") => words.find(|w| !w.starts_with('-')).unwrap_or(""),
+                Some(p) => p,
+                None => "",
+            };
+            SHELLS.contains(&prog)
+        }
+    }
+}
+
 fn basename(t: &str) -> &str {
     match t.rfind('/') {
         Some(p) if p + 1 < t.len() => &t[p + 1..],
@@ -767,6 +785,27 @@ impl Walker<'_> {
     /// reads (`-f FILE`, else `GNUmakefile`, `makefile`, `Makefile`) if this line wrote it.
     fn written_makefile(&self, c: &SimpleCommand) -> Option<String> {
         let cwd = c.cwd.as_deref();
+        // a dry run, or a makefile in another directory, runs nothing this line wrote here
+        let elsewhere_or_dry = c.args.iter().any(|a| {
+            let t = a.text.as_str();
+            matches!(
+                t,
+                "-n" | "--dry-run"
+                    | "--just-print"
+                    | "--recon"
+                    | "-C"
+                    | "--directory"
+                    | "-q"
+                    | "--question"
+            ) || t.starts_with("--directory=")
+                || (t.len() > 2
+                    && t.starts_with('-')
+                    && !t.starts_with("--")
+                    && t[1..].contains(['n', 'C']))
+        });
+        if elsewhere_or_dry {
+            return None;
+        }
         let mut named = None;
         let mut k = 0;
         while k < c.args.len() {
@@ -1514,7 +1553,8 @@ impl Walker<'_> {
         let dynamic_program = pw.dynamic || program_glob(&pw.text);
         self.ran_written = (!dynamic_program && pw.text.contains('/'))
             .then(|| self.written_path(&pw.text, cwd.as_deref()))
-            .flatten();
+            .flatten()
+            .filter(|t| runs_as_shell(t));
         let program = match pw.text.rfind('/') {
             Some(p) if p + 1 < pw.text.len() => pw.text[p + 1..].to_string(),
             _ => pw.text,
@@ -2391,6 +2431,7 @@ impl Walker<'_> {
         };
         let mut fetchers: Vec<usize> = Vec::new();
         let mut readers: Vec<usize> = Vec::new();
+        let mut sends = false;
         for f in found {
             match f {
                 Found::Shell { text, dynamic } => {
@@ -2454,6 +2495,7 @@ impl Walker<'_> {
                         via,
                     });
                 }
+                Found::Sends => sends = true,
                 Found::Read(p) => {
                     let seg = vec![AW::lit("cat".into(), false), AW::lit(p, false)];
                     if let Some(n) = self.emit(seg, 0, Vec::new(), &mut c2, None, Some(&label)) {
@@ -2461,9 +2503,14 @@ impl Walker<'_> {
                     }
                 }
                 Found::Fetch(u) => {
+                    let local = ["://localhost", "://127.", "://[::1]", "://0.0.0.0"]
+                        .iter()
+                        .any(|l| u.contains(l));
                     let seg = vec![AW::lit("curl".into(), false), AW::lit(u, false)];
                     if let Some(n) = self.emit(seg, 0, Vec::new(), &mut c2, None, Some(&label)) {
-                        fetchers.push(n);
+                        if !local {
+                            fetchers.push(n);
+                        }
                     }
                 }
                 Found::RunFetched => {
@@ -2498,9 +2545,10 @@ impl Walker<'_> {
                 }
             }
         }
-        // what the body read may be what it sends: each file read feeds each request, as
-        // `cat FILE | curl URL` would
-        for &r in &readers {
+        // what the body read may be what it sends: each file read feeds each request that is
+        // not to this machine, as `cat FILE | curl URL` would (a body that only fetches does
+        // not send what it read)
+        for &r in readers.iter().filter(|_| sends) {
             for &f in &fetchers {
                 self.edge(r, f);
             }
