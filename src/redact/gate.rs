@@ -522,7 +522,7 @@ pub fn required_bytes(h: &Hir) -> Vec<Vec<u8>> {
     add_required(h, &mut sets);
     let mut out: Vec<Vec<u8>> = Vec::new();
     for s in sets {
-        let bytes: Vec<u8> = (0u8..=255).filter(|&b| s[b as usize]).collect();
+        let bytes = members(&s);
         if telling(&bytes) && !out.contains(&bytes) && out.len() < MAX_REQUIRED {
             out.push(bytes);
         }
@@ -532,6 +532,11 @@ pub fn required_bytes(h: &Hir) -> Vec<Vec<u8>> {
 
 /// Most byte sets [`required_bytes`] keeps for one rule.
 pub const MAX_REQUIRED: usize = 4;
+
+/// The bytes a set holds, in order.
+fn members(s: &[bool; 256]) -> Vec<u8> {
+    (0u8..=255).filter(|&b| s[b as usize]).collect()
+}
 
 /// A required byte set worth a `memchr`: one to three punctuation bytes.
 fn telling(bytes: &[u8]) -> bool {
@@ -572,10 +577,7 @@ fn add_required(h: &Hir, out: &mut Vec<[bool; 256]>) {
                 add_required(s, &mut sets);
                 let narrowest = sets
                     .iter()
-                    .filter(|s| {
-                        let bytes: Vec<u8> = (0u8..=255).filter(|&b| s[b as usize]).collect();
-                        telling(&bytes)
-                    })
+                    .filter(|s| telling(&members(s)))
                     .min_by_key(|s| s.iter().filter(|&&x| x).count());
                 match narrowest {
                     Some(n) => {

@@ -1266,16 +1266,15 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                         }
                     }
                 }
-                // Path('x').read_text() reads x
-                if matches!(name, "read_text" | "read_bytes") && k >= 3 {
+                // Path('x').read_text() reads x, Path('x').write_text(…) writes it
+                let reads = matches!(name, "read_text" | "read_bytes");
+                if (reads || matches!(name, "write_text" | "write_bytes")) && k >= 3 {
                     if let (Tok::P(')'), Tok::Str(s, false)) = (&toks[k - 1], &toks[k - 2]) {
-                        out.push(Found::Read(s.clone()));
-                    }
-                }
-                // Path('x').write_text(…)
-                if matches!(name, "write_text" | "write_bytes") && k >= 3 {
-                    if let (Tok::P(')'), Tok::Str(s, false)) = (&toks[k - 1], &toks[k - 2]) {
-                        out.push(Found::Write(s.clone()));
+                        out.push(if reads {
+                            Found::Read(s.clone())
+                        } else {
+                            Found::Write(s.clone())
+                        });
                     }
                 }
             }

@@ -773,11 +773,15 @@ impl Walker<'_> {
 
     /// The text this line wrote to the file at `p` (relative to `cwd`), if known.
     fn written_path(&self, p: &str, cwd: Option<&str>) -> Option<String> {
-        let p = normalize(p, cwd, self.home)?;
+        self.file_text(&normalize(p, cwd, self.home)?)
+    }
+
+    /// The text this line last wrote to the absolute path `p`, if known.
+    fn file_text(&self, p: &str) -> Option<String> {
         self.files
             .iter()
             .rev()
-            .find(|(f, _)| *f == p)
+            .find(|(f, _)| f == p)
             .map(|(_, t)| t.clone())
     }
 
@@ -843,12 +847,7 @@ impl Walker<'_> {
 
     /// The text this line wrote to the file `a` names, if known (see [`Self::record_written`]).
     fn written(&self, a: &Arg) -> Option<String> {
-        let p = a.path.as_deref().filter(|_| !a.dynamic)?;
-        self.files
-            .iter()
-            .rev()
-            .find(|(f, _)| f == p)
-            .map(|(_, t)| t.clone())
+        self.file_text(a.path.as_deref().filter(|_| !a.dynamic)?)
     }
 
     fn node(&mut self, n: Node, ctx: &mut Ctx, stdin: Option<Stdin>) -> Io {
