@@ -3,7 +3,8 @@
 scanners, on the public labelled corpora in ../shared/corpora (read in place, never copied into the
 project), on the project's own held-out set tests/corpora/redaction-heldout.jsonl and on the red-team
 set tests/corpora/redaction-redteam-2026-12-05.jsonl and the tool-output red-team set
-tests/corpora/redaction-redteam-2026-12-05b.jsonl (each measured once before tuning, then tuned on).
+tests/corpora/redaction-redteam-2026-12-05b.jsonl and the vendor-families red-team set
+tests/corpora/redaction-redteam-2026-12-05c.jsonl (each measured once before tuning, then tuned on).
 
 usage: python3 benches/redaction_recall.py [--peers] [--quick] [WARDEN_BIN]
   WARDEN_BIN  default target/release/warden
@@ -82,8 +83,13 @@ def corpora():
         r["pos"] = r["expect"] in ("secret", "pii")
         r["needles"] = [r["secret"]] if r.get("secret") else []
         r["rule"] = r["family"]
+    rt3 = load(os.path.join(REPO, "tests", "corpora", "redaction-redteam-2026-12-05c.jsonl"))
+    for r in rt3:
+        r["pos"] = r["expect"] in ("secret", "pii")
+        r["needles"] = [r["secret"]] if r.get("secret") else []
+        r["rule"] = r["family"]
     return {"gitleaks": gl, "presidio core PII": pr, "held-out (own)": ho, "red team 2026-12-05": rt,
-            "red team 2026-12-05b (tool output)": rt2}
+            "red team 2026-12-05b (tool output)": rt2, "red team 2026-12-05c (vendor families)": rt3}
 
 
 def warden_text(warden, rows, quick=False):

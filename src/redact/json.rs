@@ -438,18 +438,20 @@ impl<'a> Walk<'a, '_> {
         self.maybe_flush();
     }
 
-    /// Does the key `[s, e)`, decoded, hold a keyword of some rule (then it is context for
-    /// the value)? Its redacted form must decide the same (so idempotence holds): no length
-    /// limit, as redaction shortens a key, and decoded, as redaction re-encodes its escapes.
+    /// Does the key `[s, e)`, decoded and in its quotes, hold a keyword of some rule (then it
+    /// is context for the value)? The quotes let a keyword name one exact key (`"value"`).
+    /// Its redacted form must decide the same (so idempotence holds): no length limit, as
+    /// redaction shortens a key, and decoded, as redaction re-encodes its escapes.
     fn key_is_context(&self, key: Option<(usize, usize)>) -> Option<(usize, usize)> {
         let (s, e) = key?;
         let raw = &self.b[s..e];
         let hit = if memchr::memchr(b'\\', raw).is_some() {
-            let mut d = Vec::new();
+            let mut d = vec![b'"'];
             self.push_decoded_into(s, e, true, &mut d);
+            d.push(b'"');
             self.rd.has_keyword(&d)
         } else {
-            self.rd.has_keyword(&raw[1..raw.len() - 1])
+            self.rd.has_keyword(raw)
         };
         hit.then_some((s, e))
     }

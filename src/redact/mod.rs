@@ -441,6 +441,10 @@ fn build_regex(src: &str, unicode: bool) -> Result<Regex, String> {
 static OWN_MARKS: LazyLock<AhoCorasick> =
     LazyLock::new(|| AhoCorasick::new(["REDACTED", "…"]).expect("two words build"));
 
+/// Bytes before a match (on its line) that a key-name check sees as well: the word before a
+/// name written with a space qualifies it.
+const NAME_CONTEXT: usize = 32;
+
 /// Rule slot of a veto: the span of a checksum rule's match that failed its check.
 const VETO: u32 = u32::MAX;
 
@@ -1549,7 +1553,15 @@ impl Redactor {
                 }
                 let mut kept = false;
                 if se > ss && !self.overlaps_placeholder(hay, ss, se) {
-                    let rule = match self.verdict(rule, &hay[ss..se], &hay[ms..ss.max(ms)]) {
+                    // the key name is judged with the rest of its line before the match, up
+                    // to a word (`public key:`, `cache key:`: see `validate::key_name_ok`)
+                    let from = if rule.spec.validator.is_some_and(Validator::checks_key_name) {
+                        let lo = ms.saturating_sub(NAME_CONTEXT);
+                        memchr::memrchr(b'\n', &hay[lo..ms]).map_or(lo, |i| lo + i + 1)
+                    } else {
+                        ms
+                    };
+                    let rule = match self.verdict(rule, &hay[ss..se], &hay[from..ss.max(ms)]) {
                         Verdict::Accept => r,
                         Verdict::Veto => VETO,
                         Verdict::Reject => u32::MAX - 2,

@@ -232,6 +232,11 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
     if v.contains("://") || v.starts_with('/') || v.starts_with("./") || v.starts_with("~/") {
         return false;
     }
+    // publishable keys, public by design (Stripe / Paystack / Clerk `pk_live_…`), and host
+    // names (`AUTH0_DOMAIN=acme.us.auth0.com`)
+    if PUBLISHABLE_PREFIXES.iter().any(|p| v.starts_with(p)) || is_host_name(v) {
+        return false;
+    }
     // file names
     if let Some((stem, ext)) = v.rsplit_once('.') {
         if FILE_EXT.contains(&ext.to_ascii_lowercase().as_str())
@@ -514,8 +519,41 @@ pub fn key_name_ok(prefix: &[u8]) -> bool {
     let (Some(first), Some(last)) = (words.first(), words.last()) else {
         return true;
     };
+    // the word before a name written with a space (`public key:`, `cache key:`, `from key:`)
+    // qualifies it as a word of the name would
+    let before_word = prefix[..start]
+        .strip_suffix(b" ")
+        .filter(|p| !p.ends_with(b" "))
+        .map(|p| {
+            let w = p
+                .iter()
+                .rposition(|b| !b.is_ascii_alphanumeric())
+                .map_or(0, |i| i + 1);
+            p[w..].to_ascii_lowercase()
+        })
+        .and_then(|w| String::from_utf8(w).ok())
+        .filter(|w| !w.is_empty());
+    if let Some(w) = &before_word {
+        if matches!(
+            w.as_str(),
+            "public" | "publishable" | "from" | "to" | "for" | "of"
+        ) || KEY_QUALIFIERS.contains(&w.as_str())
+        {
+            return false;
+        }
+    }
+    // public by design (`NEXT_PUBLIC_…`, `CLERK_PUBLISHABLE_KEY`, `data-sitekey`), unless a
+    // word says private or secret too; a "public API" token is a token for one
+    let public = words.iter().enumerate().any(|(i, w)| {
+        matches!(w.as_str(), "publishable" | "sitekey")
+            || (w == "public" && words.get(i + 1).is_none_or(|n| n != "api"))
+    });
+    let private = words
+        .iter()
+        .any(|w| matches!(w.as_str(), "private" | "secret" | "password" | "passwd"));
     if NON_SECRET_SUFFIXES.contains(&last.as_str())
         || matches!(first.as_str(), "public" | "publishable" | "pub")
+        || (public && !private)
     {
         return false;
     }
@@ -535,6 +573,59 @@ pub fn key_name_ok(prefix: &[u8]) -> bool {
 /// Words that make any key name a non-secret field: anti-forgery tokens, sent to every
 /// visitor of a page.
 const NON_SECRET_WORDS: &[&str] = &["csrf", "xsrf", "authenticity"];
+
+/// Value prefixes of keys that are public by design (publishable keys).
+const PUBLISHABLE_PREFIXES: &[&str] = &["pk_live_", "pk_test_"];
+
+/// Top-level domains a host-name value ends with ([`is_host_name`]).
+const HOST_TLDS: &[&str] = &[
+    "com",
+    "net",
+    "org",
+    "io",
+    "dev",
+    "app",
+    "co",
+    "ai",
+    "cloud",
+    "us",
+    "eu",
+    "uk",
+    "de",
+    "fr",
+    "jp",
+    "cn",
+    "in",
+    "br",
+    "internal",
+    "local",
+    "localhost",
+    "svc",
+    "cluster",
+    "test",
+    "example",
+    "invalid",
+    "me",
+    "info",
+    "biz",
+    "xyz",
+    "tech",
+    "sh",
+];
+
+/// Is `v` a lower-case host name (`api.example.com`, `acme-prod.us.auth0.com`): labels of
+/// `a-z0-9-`, at least two, the last a common top-level domain?
+fn is_host_name(v: &str) -> bool {
+    let labels: Vec<&str> = v.split('.').collect();
+    labels.len() >= 2
+        && labels.iter().all(|l| {
+            !l.is_empty()
+                && !l.starts_with('-')
+                && l.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        })
+        && labels.last().is_some_and(|t| HOST_TLDS.contains(t))
+}
 
 /// Words that name a credential in a key name (`bucket_secret_key` is one).
 const CREDENTIAL_WORDS: &[&str] = &[
