@@ -1553,15 +1553,12 @@ impl Redactor {
                 }
                 let mut kept = false;
                 if se > ss && !self.overlaps_placeholder(hay, ss, se) {
-                    // the key name is judged with the rest of its line before the match, up
-                    // to a word (`public key:`, `cache key:`: see `validate::key_name_ok`)
-                    let from = if rule.spec.validator.is_some_and(Validator::checks_key_name) {
-                        let lo = ms.saturating_sub(NAME_CONTEXT);
-                        memchr::memrchr(b'\n', &hay[lo..ms]).map_or(lo, |i| lo + i + 1)
-                    } else {
-                        ms
-                    };
-                    let rule = match self.verdict(rule, &hay[ss..se], &hay[from..ss.max(ms)]) {
+                    // a bare `key` is judged with the word before it on its line (`public
+                    // key:`, `cache key:`: see `validate::key_name_ok`)
+                    let lo = ms.saturating_sub(NAME_CONTEXT);
+                    let lead_at = memchr::memrchr(b'\n', &hay[lo..ms]).map_or(lo, |i| lo + i + 1);
+                    let lead = &hay[lead_at..ms];
+                    let rule = match self.verdict(rule, &hay[ss..se], lead, &hay[ms..ss.max(ms)]) {
                         Verdict::Accept => r,
                         Verdict::Veto => VETO,
                         Verdict::Reject => u32::MAX - 2,
@@ -1595,10 +1592,12 @@ impl Redactor {
         cut_from
     }
 
-    /// Confirm one match: `secret` is the captured value, `before` the match text before it.
-    fn verdict(&self, rule: &Rule, secret: &[u8], before: &[u8]) -> Verdict {
+    /// Confirm one match: `secret` is the captured value, `before` the match text before it,
+    /// `lead` the text of its line before the match.
+    fn verdict(&self, rule: &Rule, secret: &[u8], lead: &[u8], before: &[u8]) -> Verdict {
         let spec = &rule.spec;
-        if spec.validator.is_some_and(Validator::checks_key_name) && !validate::key_name_ok(before)
+        if spec.validator.is_some_and(Validator::checks_key_name)
+            && !validate::key_name_ok(lead, before)
         {
             return Verdict::Reject;
         }

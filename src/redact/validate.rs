@@ -479,8 +479,11 @@ const NON_SECRET_SUFFIXES: &[&str] = &[
 ];
 
 /// Does the key name at the end of `prefix` (the match text before the value) name a
-/// secret? False for identifier / metadata fields and public tokens (`publicToken`).
-pub fn key_name_ok(prefix: &[u8]) -> bool {
+/// secret? False for identifier / metadata fields and public tokens (`publicToken`). `lead`
+/// is the text of the line before the match: a bare `key` whose word before it (in `lead`
+/// or the match) says what it is (`public key:`, `cache key:`, `from key:`) is not a secret's
+/// name.
+pub fn key_name_ok(lead: &[u8], prefix: &[u8]) -> bool {
     let end = prefix
         .iter()
         .rposition(|b| b.is_ascii_alphanumeric())
@@ -519,27 +522,22 @@ pub fn key_name_ok(prefix: &[u8]) -> bool {
     let (Some(first), Some(last)) = (words.first(), words.last()) else {
         return true;
     };
-    // the word before a name written with a space (`public key:`, `cache key:`, `from key:`)
-    // qualifies it as a word of the name would
-    let before_word = prefix[..start]
-        .strip_suffix(b" ")
-        .filter(|p| !p.ends_with(b" "))
-        .map(|p| {
+    // the word before a bare `key` written with a space (`public key:`, `cache key:`, `from
+    // key:`) qualifies it as a word of the name would
+    if words.len() == 1 && matches!(first.as_str(), "key" | "keys") {
+        let mut text = lead.to_vec();
+        text.extend_from_slice(&prefix[..start]);
+        if let Some(p) = text.strip_suffix(b" ").filter(|p| !p.ends_with(b" ")) {
             let w = p
                 .iter()
                 .rposition(|b| !b.is_ascii_alphanumeric())
                 .map_or(0, |i| i + 1);
-            p[w..].to_ascii_lowercase()
-        })
-        .and_then(|w| String::from_utf8(w).ok())
-        .filter(|w| !w.is_empty());
-    if let Some(w) = &before_word {
-        if matches!(
-            w.as_str(),
-            "public" | "publishable" | "from" | "to" | "for" | "of"
-        ) || KEY_QUALIFIERS.contains(&w.as_str())
-        {
-            return false;
+            if matches!(
+                p[w..].to_ascii_lowercase().as_slice(),
+                b"public" | b"publishable" | b"from" | b"to" | b"for" | b"of" | b"cache"
+            ) {
+                return false;
+            }
         }
     }
     // public by design (`NEXT_PUBLIC_…`, `CLERK_PUBLISHABLE_KEY`, `data-sitekey`), unless a
@@ -1221,7 +1219,7 @@ mod tests {
             b"\"bucket_key\": ",
             b"credentialsId = ",
         ] {
-            assert!(!key_name_ok(n), "{}", String::from_utf8_lossy(n));
+            assert!(!key_name_ok(b"", n), "{}", String::from_utf8_lossy(n));
         }
         for n in [
             &b"session_token = "[..],
@@ -1230,7 +1228,7 @@ mod tests {
             b"azure_search_key = ",
             b"asanaToken\" => ",
         ] {
-            assert!(key_name_ok(n), "{}", String::from_utf8_lossy(n));
+            assert!(key_name_ok(b"", n), "{}", String::from_utf8_lossy(n));
         }
     }
 
