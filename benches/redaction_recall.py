@@ -68,28 +68,23 @@ def corpora():
     for r in pr:
         r["pos"] = r["expect"] == "pii"
         r["needles"] = [r["text"][a:b] for a, b in r.get("spans", [])]
-    ho = load(os.path.join(REPO, "tests", "corpora", "redaction-heldout.jsonl"))
-    for r in ho:
-        r["pos"] = r["expect"] == "secret"
-        r["needles"] = r["secrets"]
-        r["rule"] = r["family"]
-    rt = load(os.path.join(REPO, "tests", "corpora", "redaction-redteam-2026-12-05.jsonl"))
-    for r in rt:
-        r["pos"] = r["expect"] == "secret"
-        r["needles"] = r["secrets"]
-        r["rule"] = r["family"]
-    rt2 = load(os.path.join(REPO, "tests", "corpora", "redaction-redteam-2026-12-05b.jsonl"))
-    for r in rt2:
-        r["pos"] = r["expect"] in ("secret", "pii")
-        r["needles"] = [r["secret"]] if r.get("secret") else []
-        r["rule"] = r["family"]
-    rt3 = load(os.path.join(REPO, "tests", "corpora", "redaction-redteam-2026-12-05c.jsonl"))
-    for r in rt3:
-        r["pos"] = r["expect"] in ("secret", "pii")
-        r["needles"] = [r["secret"]] if r.get("secret") else []
-        r["rule"] = r["family"]
-    return {"gitleaks": gl, "presidio core PII": pr, "held-out (own)": ho, "red team 2026-12-05": rt,
-            "red team 2026-12-05b (tool output)": rt2, "red team 2026-12-05c (vendor families)": rt3}
+    out = {"gitleaks": gl, "presidio core PII": pr}
+    # our own sets: (label, file, the expect values that are positives, the samples' secret field)
+    own = [
+        ("held-out (own)", "redaction-heldout.jsonl", ("secret",), "secrets"),
+        ("red team 2026-12-05", "redaction-redteam-2026-12-05.jsonl", ("secret",), "secrets"),
+        ("red team 2026-12-05b (tool output)", "redaction-redteam-2026-12-05b.jsonl", ("secret", "pii"), "secret"),
+        ("red team 2026-12-05c (vendor families)", "redaction-redteam-2026-12-05c.jsonl", ("secret", "pii"), "secret"),
+    ]
+    for label, name, positive, field in own:
+        rows = load(os.path.join(REPO, "tests", "corpora", name))
+        for r in rows:
+            r["pos"] = r["expect"] in positive
+            v = r.get(field)
+            r["needles"] = v if isinstance(v, list) else ([v] if v else [])
+            r["rule"] = r["family"]
+        out[label] = rows
+    return out
 
 
 def warden_text(warden, rows, quick=False):

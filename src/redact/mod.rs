@@ -442,7 +442,7 @@ static OWN_MARKS: LazyLock<AhoCorasick> =
     LazyLock::new(|| AhoCorasick::new(["REDACTED", "…"]).expect("two words build"));
 
 /// Bytes before a match (on its line) that a key-name check sees as well: the word before a
-/// name written with a space qualifies it.
+/// bare `key` qualifies it (`public key:`, see `validate::key_name_ok`).
 const NAME_CONTEXT: usize = 32;
 
 /// Rule slot of a veto: the span of a checksum rule's match that failed its check.
@@ -1555,9 +1555,13 @@ impl Redactor {
                 if se > ss && !self.overlaps_placeholder(hay, ss, se) {
                     // a bare `key` is judged with the word before it on its line (`public
                     // key:`, `cache key:`: see `validate::key_name_ok`)
-                    let lo = ms.saturating_sub(NAME_CONTEXT);
-                    let lead_at = memchr::memrchr(b'\n', &hay[lo..ms]).map_or(lo, |i| lo + i + 1);
-                    let lead = &hay[lead_at..ms];
+                    let lead = if rule.spec.validator.is_some_and(Validator::checks_key_name) {
+                        let lo = ms.saturating_sub(NAME_CONTEXT);
+                        let at = memchr::memrchr(b'\n', &hay[lo..ms]).map_or(lo, |i| lo + i + 1);
+                        &hay[at..ms]
+                    } else {
+                        &[]
+                    };
                     let rule = match self.verdict(rule, &hay[ss..se], lead, &hay[ms..ss.max(ms)]) {
                         Verdict::Accept => r,
                         Verdict::Veto => VETO,
@@ -1618,7 +1622,7 @@ impl Redactor {
             if !v.check(secret) {
                 // a structured number whose checksum fails is a look-alike: its digits
                 // belong to no other (unchecked) rule either
-                return if matches!(v, Validator::Luhn | Validator::Iban | Validator::Ssn) {
+                return if v.vetoes_on_failure() {
                     Verdict::Veto
                 } else {
                     Verdict::Reject

@@ -88,6 +88,13 @@ impl Validator {
         )
     }
 
+    /// True for the structured numbers (`luhn`, `iban`, `ssn`) whose failed check vetoes the
+    /// match's digits for every unchecked rule too (an IBAN with a wrong check is no phone
+    /// number).
+    pub fn vetoes_on_failure(self) -> bool {
+        matches!(self, Validator::Luhn | Validator::Iban | Validator::Ssn)
+    }
+
     /// True if `s` passes the format check.
     pub fn check(self, s: &[u8]) -> bool {
         match self {
@@ -478,6 +485,11 @@ const NON_SECRET_SUFFIXES: &[&str] = &[
     "source",
 ];
 
+/// Where the run of bytes `keep` accepts that ends `b` starts.
+fn run_start(b: &[u8], keep: impl Fn(u8) -> bool) -> usize {
+    b.iter().rposition(|&c| !keep(c)).map_or(0, |i| i + 1)
+}
+
 /// Does the key name at the end of `prefix` (the match text before the value) name a
 /// secret? False for identifier / metadata fields and public tokens (`publicToken`). `lead`
 /// is the text of the line before the match: a bare `key` whose word before it (in `lead`
@@ -488,10 +500,9 @@ pub fn key_name_ok(lead: &[u8], prefix: &[u8]) -> bool {
         .iter()
         .rposition(|b| b.is_ascii_alphanumeric())
         .map_or(0, |i| i + 1);
-    let start = prefix[..end]
-        .iter()
-        .rposition(|&b| !(b.is_ascii_alphanumeric() || b"_.-".contains(&b)))
-        .map_or(0, |i| i + 1);
+    let start = run_start(&prefix[..end], |b| {
+        b.is_ascii_alphanumeric() || b"_.-".contains(&b)
+    });
     let name = &prefix[start..end];
     if name.is_empty() {
         return true;
@@ -528,10 +539,7 @@ pub fn key_name_ok(lead: &[u8], prefix: &[u8]) -> bool {
         let mut text = lead.to_vec();
         text.extend_from_slice(&prefix[..start]);
         if let Some(p) = text.strip_suffix(b" ").filter(|p| !p.ends_with(b" ")) {
-            let w = p
-                .iter()
-                .rposition(|b| !b.is_ascii_alphanumeric())
-                .map_or(0, |i| i + 1);
+            let w = run_start(p, |b| b.is_ascii_alphanumeric());
             if matches!(
                 p[w..].to_ascii_lowercase().as_slice(),
                 b"public" | b"publishable" | b"from" | b"to" | b"for" | b"of" | b"cache"
