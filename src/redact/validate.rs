@@ -297,14 +297,10 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
         let words_only = b
             .iter()
             .all(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'-');
-        if words_only && !digits {
-            let lowers = b.iter().filter(|c| c.is_ascii_lowercase()).count();
-            let uppers = b.iter().filter(|c| c.is_ascii_uppercase()).count();
-            let seps = b.iter().filter(|&&c| c == b'_' || c == b'-').count();
-            // user_password_hash, tokenCount, MAX_TOKENS, Bearer
-            if seps > 0 || uppers <= 1 + lowers / 4 || lowers == 0 {
-                return false;
-            }
+        // user_password_hash, tokenCount, MAX_TOKENS, Bearer: each word a word, not random
+        // mixed case (`npg_dGyzjTcwEsrK`, a password with a prefix, is no identifier)
+        if words_only && !digits && b.split(|&c| c == b'_' || c == b'-').all(word_like) {
+            return false;
         }
         // small numbers
         if b.iter().all(u8::is_ascii_digit) && b.len() < 8 {
@@ -324,6 +320,14 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
         // a quoted pass-phrase: several characters, some variety, not prose-length
         !code && v.len() >= 8 && v.len() <= 200 && shannon_entropy(b) >= 2.5
     }
+}
+
+/// A part of an identifier: lower case, upper case, or camelCase with about one capital a
+/// word (`tokenCount`, `Bearer`, `MAX`), not random mixed case (`dGyzjTcwEsrK`).
+fn word_like(w: &[u8]) -> bool {
+    let lowers = w.iter().filter(|c| c.is_ascii_lowercase()).count();
+    let uppers = w.iter().filter(|c| c.is_ascii_uppercase()).count();
+    uppers <= 1 + lowers / 4 || lowers == 0
 }
 
 /// A YAML alias or tag in a value's place (`*default_pw`, `!vault |`): `*` or `!`, then a
@@ -1199,6 +1203,9 @@ mod tests {
             b"2024-05-01T12:00:00Z",
             b"2024-05-01 12:00:00.123+02:00",
             b"id=npmrc,src=$HOME/.npmrc",
+            b"user_password_hash",
+            b"MAX_TOKENS",
+            b"access-tokenCount",
         ] {
             assert!(!secret_value_ok(v), "{}", String::from_utf8_lossy(v));
         }
@@ -1212,6 +1219,7 @@ mod tests {
             b"*Hunter2Hunter2",
             b"2024-05-01Tz8rK2mWq5Ln",
             b"a=Qm7vX2pLk9wR",
+            b"npg_dGyzjTcwEsrK",
         ] {
             assert!(secret_value_ok(v), "{}", String::from_utf8_lossy(v));
         }
