@@ -330,6 +330,36 @@ fn word_like(w: &[u8]) -> bool {
     uppers <= 1 + lowers / 4 || lowers == 0
 }
 
+/// `prefix` without a typed declaration's type, so the name is the variable's, not the
+/// type's: `const CACHE_KEY: &str = "` → `const CACHE_KEY`, `apiToken?: string | undefined
+/// = '` → `apiToken`. Anything else (`api_key: "`, `a::b = "`) is returned as it is.
+fn without_type(prefix: &[u8]) -> &[u8] {
+    let body_end = run_start(prefix, |c| {
+        matches!(c, b'"' | b'\'' | b'`' | b' ' | b'\t' | b'=')
+    });
+    if !prefix[body_end..].contains(&b'=') {
+        return prefix;
+    }
+    let body = &prefix[..body_end];
+    let Some(colon) = body.iter().rposition(|&c| c == b':') else {
+        return prefix;
+    };
+    let ty = body[colon + 1..].trim_ascii();
+    let typed = colon > 0
+        && body[colon - 1] != b':'
+        && ty
+            .first()
+            .is_some_and(|&c| c == b'&' || c.is_ascii_alphabetic())
+        && ty
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || b"_.[]<>|&' ".contains(&c));
+    if typed {
+        body[..colon].strip_suffix(b"?").unwrap_or(&body[..colon])
+    } else {
+        prefix
+    }
+}
+
 /// A YAML alias or tag in a value's place (`*default_pw`, `!vault |`): `*` or `!`, then a
 /// lowercase name.
 fn yaml_reference(b: &[u8]) -> bool {
@@ -500,6 +530,7 @@ fn run_start(b: &[u8], keep: impl Fn(u8) -> bool) -> usize {
 /// or the match) says what it is (`public key:`, `cache key:`, `from key:`) is not a secret's
 /// name.
 pub fn key_name_ok(lead: &[u8], prefix: &[u8]) -> bool {
+    let prefix = without_type(prefix);
     let end = prefix
         .iter()
         .rposition(|b| b.is_ascii_alphanumeric())
@@ -1222,6 +1253,28 @@ mod tests {
             b"npg_dGyzjTcwEsrK",
         ] {
             assert!(secret_value_ok(v), "{}", String::from_utf8_lossy(v));
+        }
+    }
+
+    #[test]
+    fn typed_declarations_name_the_variable() {
+        for (prefix, name) in [
+            (&b"const CACHE_KEY: &str = \""[..], &b"const CACHE_KEY"[..]),
+            (
+                b"static API_SECRET: &'static str = \"",
+                b"static API_SECRET",
+            ),
+            (b"apiToken?: string | undefined = '", b"apiToken"),
+            (b"api_key: \"", b"api_key: \""),
+            (b"a::b = \"", b"a::b = \""),
+            (b"token = \"", b"token = \""),
+        ] {
+            assert_eq!(
+                without_type(prefix),
+                name,
+                "{}",
+                String::from_utf8_lossy(prefix)
+            );
         }
     }
 
