@@ -154,6 +154,7 @@ codes! {
     UnknownList => ("unknown-list", Error, "An unknown list name"),
     UnknownName => ("unknown-name", Error, "A name that is neither a define nor a list"),
     UnknownValidator => ("unknown-validator", Error, "An unknown redaction validator"),
+    UnanchoredRedaction => ("unanchored-redaction", Warning, "A redaction regex with no keyword and no run gate: searched over the whole of every text"),
     UnreachableRule => ("unreachable-rule", Warning, "A rule whose condition can never hold"),
     UntestedRule => ("untested-rule", Warning, "A rule that no policy test exercises"),
 }

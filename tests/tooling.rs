@@ -121,6 +121,7 @@ fn check_lints_name_the_problem() {
         "shadowed-rule",
         "broad-pattern",
         "no-prefilter",
+        "unanchored-redaction",
         "approve-without-key",
     ] {
         assert!(codes.contains(&want), "{want} missing from {codes:?}");

@@ -627,6 +627,22 @@ impl MatcherSet {
         out
     }
 
+    /// Redaction rules with neither a keyword nor a run gate on some hook, so their regex is
+    /// searched over the whole of every text: `(rule id, location)`.
+    pub fn unanchored_redactions(&self) -> Vec<(&str, &Origin)> {
+        let mut ids = HashSet::new();
+        for &h in Hook::ALL {
+            if let Ok(Some(r)) = self.redactor(h) {
+                ids.extend(r.unanchored_rules().map(str::to_string));
+            }
+        }
+        self.rules
+            .iter()
+            .filter(|r| ids.contains(&r.id))
+            .map(|r| (r.id.as_str(), &r.origin))
+            .collect()
+    }
+
     /// Rules that have no required literal, so they run on every event of
     /// their hooks: `(rule id, location)`.
     pub fn unfiltered_rules(&self) -> Vec<(&str, &Origin)> {

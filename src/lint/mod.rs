@@ -8,6 +8,7 @@
 mod broad;
 mod no_prefilter;
 mod shadowed;
+mod unanchored;
 mod unreachable;
 mod untested;
 
@@ -28,6 +29,7 @@ pub fn lint(p: &Policy, set: &MatcherSet, test_paths: &[PathBuf]) -> Vec<Diagnos
     let mut out = Vec::new();
     regex_too_big(set, &mut out);
     no_prefilter::no_prefilter(p, set, &mut out);
+    unanchored::unanchored(set, &mut out);
     unreachable::unreachable(p, &mut out);
     shadowed::shadowed(p, &mut out);
     broad::broad_patterns(p, &mut out);
@@ -104,6 +106,23 @@ mod tests {
         // `a` is allowed; `b` allows another lint, so it is still warned about
         assert_eq!(lint(allowed).len(), 1);
         assert!(lint(allowed)[0].1.contains("`b`"));
+    }
+
+    #[test]
+    fn a_redaction_without_keyword_or_gate_is_unanchored() {
+        let rule = |opts: &str| {
+            format!(
+                r#"rule r {{ on transform_tool_result redact /\b[A-Za-z0-9]{{40}}\b/ with "[x]" {opts} }}"#
+            )
+        };
+        assert_eq!(codes(&rule("")), ["unanchored-redaction"]);
+        assert!(codes(&rule(r#"keywords ["token"]"#)).is_empty());
+        // a literal the regex requires is a keyword of its own; upper-case digit runs are gated
+        assert!(codes(
+            r#"rule r { on transform_tool_result redact /sk_live_[a-z0-9]{24}/ with "[x]" }"#
+        )
+        .is_empty());
+        assert!(codes(r#"rule r { on transform_tool_result redact /\b[0-9]{3}-[0-9]{2}-[0-9]{4}\b/ with "[x]" }"#).is_empty());
     }
 
     #[test]

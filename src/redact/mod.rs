@@ -911,6 +911,11 @@ impl Redactor {
     pub fn keywordless_rules(&self) -> usize {
         self.keywordless.len()
     }
+    /// Ids of the rules with neither a keyword nor a run gate (see `gate.rs`): one
+    /// alternation of them is searched over the whole of every text, which costs every scan.
+    pub fn unanchored_rules(&self) -> impl Iterator<Item = &str> + '_ {
+        self.anchored.iter().map(|&r| &*self.rules[r as usize].id)
+    }
     /// The (lower-cased) keywords rule `i` is anchored on; empty = keywordless pass.
     pub fn keywords_of(&self, i: usize) -> Vec<String> {
         self.kw_rules
