@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Validator names a redaction rule may use.
-pub const VALIDATORS: [&str; 8] = [
+pub const VALIDATORS: [&str; 9] = [
     "luhn",
     "iban",
     "ssn",
@@ -35,6 +35,7 @@ pub const VALIDATORS: [&str; 8] = [
     "secret_value",
     "high_entropy",
     "jwt_base64",
+    "prefixed_token",
 ];
 const SEVERITIES: [&str; 5] = ["info", "low", "medium", "high", "critical"];
 const DEFAULT_SEVERITY: &str = "medium";

@@ -41,6 +41,13 @@ pub enum Validator {
     /// Base64 (standard or URL-safe) whose decoded text holds a JWT (`eyJ…` header that
     /// decodes to a JSON object, and a payload part) — a token wrapped once more.
     JwtBase64,
+    /// A vendor-style prefixed token (`apify_api_…`, `tgp_v1_…`, `llx-…`): after one to
+    /// three lower-case prefix words, each ending in `_`, `-`, `.` or `~`, a random body —
+    /// at least 28 letters and digits, upper case, lower case and at least two digits, not
+    /// shaped like a camelCase identifier (`test_MyComponentRenders2Items`), entropy ≥ 3.3
+    /// bits per character — and no hash-name prefix (`sha512-`, `md5_`) nor a prefix word
+    /// that says public or id (`sb_publishable_`, `client-`, `sq0idp-`).
+    PrefixedToken,
 }
 
 impl Validator {
@@ -55,6 +62,7 @@ impl Validator {
             "secret_value" => Validator::SecretValue,
             "high_entropy" => Validator::HighEntropy,
             "jwt_base64" => Validator::JwtBase64,
+            "prefixed_token" => Validator::PrefixedToken,
             _ => return None,
         })
     }
@@ -70,6 +78,7 @@ impl Validator {
             Validator::SecretValue => "secret_value",
             Validator::HighEntropy => "high_entropy",
             Validator::JwtBase64 => "jwt_base64",
+            Validator::PrefixedToken => "prefixed_token",
         }
     }
 
@@ -106,6 +115,7 @@ impl Validator {
             Validator::SecretValue => secret_value_ok(s),
             Validator::HighEntropy => high_entropy_ok(s),
             Validator::JwtBase64 => jwt_base64_ok(s),
+            Validator::PrefixedToken => prefixed_token_ok(s),
         }
     }
 }
@@ -736,6 +746,57 @@ pub fn high_entropy_ok(s: &[u8]) -> bool {
     classes.iter().filter(|&&c| c).count() >= 2 && shannon_entropy(s) >= 3.3
 }
 
+/// See [`Validator::PrefixedToken`].
+pub fn prefixed_token_ok(s: &[u8]) -> bool {
+    // the prefix: up to three lower-case words, each ending in a separator
+    let mut at = 0;
+    for _ in 0..3 {
+        let word = s[at..]
+            .iter()
+            .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            .count();
+        match s.get(at + word) {
+            Some(b'_' | b'-' | b'.' | b'~') if word >= 2 && s[at].is_ascii_lowercase() => {
+                at += word + 1
+            }
+            _ => break,
+        }
+    }
+    const HASHES: [&[u8]; 5] = [b"sha", b"md5", b"blake", b"xxh", b"crc"];
+    if at == 0
+        || HASHES
+            .iter()
+            .any(|h| s.starts_with(h) && !s.starts_with(b"sha256~"))
+    {
+        return false;
+    }
+    // a public key or an id says so in its prefix (sb_publishable_, client-, sq0idp-)
+    const PUBLIC: [&str; 6] = ["pub", "public", "publishable", "pk", "client", "id"];
+    if s[..at]
+        .split(|c| matches!(c, b'_' | b'-' | b'.' | b'~'))
+        .any(|w| {
+            PUBLIC
+                .iter()
+                .any(|p| p.as_bytes() == w || w.ends_with(b"id"))
+        })
+    {
+        return false;
+    }
+    let body: Vec<u8> = s[at..]
+        .iter()
+        .copied()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    let digits = body.iter().filter(|c| c.is_ascii_digit()).count();
+    body.len() >= 28
+        && digits >= 2
+        && body.iter().any(u8::is_ascii_uppercase)
+        && body.iter().any(u8::is_ascii_lowercase)
+        && !word_like(&body)
+        && secret_value_ok(s)
+        && shannon_entropy(&body) >= 3.3
+}
+
 /// Shannon entropy of the bytes of `s`, in bits per byte (0.0 for empty input).
 pub fn shannon_entropy(s: &[u8]) -> f64 {
     if s.is_empty() {
@@ -1305,5 +1366,26 @@ mod tests {
     fn entropy() {
         assert_eq!(shannon_entropy(b"aaaa"), 0.0);
         assert!((shannon_entropy(b"abcd") - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn prefixed_token_wants_a_random_body_after_its_prefix() {
+        for (token, ok) in [
+            ("apify_api_Qv7Lm2Xk9Rz4Tn8Wp3Hc6Bd1Jf5Gs0Ya2Ue", true),
+            ("tgp_v1_Hq4Zr8Lm2Wx7Tn5Kp9Vd3Bs6Cf1Gj0Ny-Ue_Ai2Ok", true),
+            ("sha256~-gqv81RKMGHZEM9YpvujA_C5Q52ryFlwRlOEVHzc0X0", true),
+            // no prefix word, or a hash name / public word as one
+            ("Qv7Lm2Xk9Rz4Tn8Wp3Hc6Bd1Jf5Gs0Ya2Ue", false),
+            ("sha512-Qv7Lm2Xk9Rz4Tn8Wp3Hc6Bd1Jf5Gs0Ya2Ue", false),
+            ("sb_publishable_Qv7Lm2Xk9Rz4Tn8Wp3Hc6Bd1Jf5Gs0Ya2Ue", false),
+            // short, one case, one digit, a camelCase identifier, a placeholder
+            ("ion_Qv7Lm2Xk9Rz4Tn8W", false),
+            ("ddp_abcdef0123456789abcdef0123456789abcd", false),
+            ("ion_sessionRefreshTokenRotationHandler4Admins", false),
+            ("db-migrate-AddUsersTableWithEmailIndex2024v2", false),
+            ("apify_api_XXXXXXXXXXXXXXXXXXXXXXXXXXXX12", false),
+        ] {
+            assert_eq!(prefixed_token_ok(token.as_bytes()), ok, "{token}");
+        }
     }
 }
