@@ -22,25 +22,48 @@ const LANES: usize = 4;
 /// Texts shorter than this are walked as one lane.
 const MIN_LANED: usize = 4096;
 
+/// A match state of the keyword automaton and the offset just past it: the hits ending there
+/// (one or more patterns; see [`each_hit`]).
+pub(crate) type End = (StateID, usize);
+
 /// Calls `f(pattern, start, end)` for every occurrence of every pattern of `dfa` in `hay`
-/// (overlapping, as `find_overlapping_iter` would report them), in order of `end` (each lane
-/// keeps its own list, and the lists are read in text order): the windows built from the hits
-/// then come out nearly sorted, which the per-rule sort after it relies on to be cheap.
+/// (overlapping, as `find_overlapping_iter` would report them), in order of `end` (the windows
+/// built from the hits then come out nearly sorted, which the per-rule sort after it relies on
+/// to be cheap).
+pub(crate) fn for_each_match(dfa: &DFA, hay: &[u8], mut f: impl FnMut(usize, usize, usize)) {
+    let mut ends = Vec::new();
+    match_ends(dfa, hay, 0, &mut ends);
+    for &end in &ends {
+        each_hit(dfa, end, &mut f);
+    }
+}
+
+/// Calls `f(pattern, start, end)` for each occurrence ending at `end`'s offset.
+#[inline]
+pub(crate) fn each_hit(dfa: &DFA, (sid, end): End, f: &mut impl FnMut(usize, usize, usize)) {
+    for i in 0..dfa.match_len(sid) {
+        let pid = dfa.match_pattern(sid, i);
+        f(pid.as_usize(), end - dfa.pattern_len(pid), end);
+    }
+}
+
+/// Appends to `ends` every match state of `dfa`'s walk over `hay` with its end (plus
+/// `offset`), in order: each lane keeps its own list, and the lists are joined in text order.
 // every lane is read at the same index `j`: that is the interleaving, so the index stays
 #[allow(clippy::needless_range_loop)]
 #[inline(never)]
-pub(crate) fn for_each_match(dfa: &DFA, hay: &[u8], mut f: impl FnMut(usize, usize, usize)) {
+pub(crate) fn match_ends(dfa: &DFA, hay: &[u8], offset: usize, ends: &mut Vec<End>) {
     let Ok(start) = dfa.start_state(Anchored::No) else {
         return;
     };
     // the walk only records (match state, end); patterns are listed afterwards, which keeps
     // the stepping loop small enough to stay in registers
-    let mut ends: [Vec<(StateID, usize)>; LANES] = Default::default();
     let n = hay.len();
     let back = dfa.max_pattern_len().saturating_sub(1);
     if n < MIN_LANED.max(LANES * back * 4) {
-        walk(dfa, start, hay, 0, &mut ends[0]);
+        walk(dfa, start, hay, offset, ends);
     } else {
+        let mut lane_ends: [Vec<End>; LANES] = Default::default();
         let seg = n.div_ceil(LANES);
         // lane i owns the match ends in (first[i], to[i]] and starts reading at from[i]
         let first: [usize; LANES] = std::array::from_fn(|i| i * seg);
@@ -59,7 +82,14 @@ pub(crate) fn for_each_match(dfa: &DFA, hay: &[u8], mut f: impl FnMut(usize, usi
             if special {
                 for i in 0..LANES {
                     if dfa.is_special(sid[i]) {
-                        record(dfa, sid[i], from[i] + j, first[i], &mut ends[i]);
+                        record(
+                            dfa,
+                            sid[i],
+                            from[i] + j,
+                            first[i],
+                            offset,
+                            &mut lane_ends[i],
+                        );
                     }
                 }
             }
@@ -67,34 +97,32 @@ pub(crate) fn for_each_match(dfa: &DFA, hay: &[u8], mut f: impl FnMut(usize, usi
         for i in 0..LANES {
             // the lane's state is exact from `first[i]` on, which `from[i] + common` is past
             let at = from[i] + common;
-            walk(dfa, sid[i], &hay[at..to[i]], at, &mut ends[i]);
+            walk(dfa, sid[i], &hay[at..to[i]], offset + at, &mut lane_ends[i]);
         }
-    }
-    for (sid, end) in ends.into_iter().flatten() {
-        for i in 0..dfa.match_len(sid) {
-            let pid = dfa.match_pattern(sid, i);
-            f(pid.as_usize(), end - dfa.pattern_len(pid), end);
+        for lane in &mut lane_ends {
+            ends.append(lane);
         }
     }
 }
 
-/// The rare path of the walk, kept out of line: a special state at byte `at` is recorded
-/// when it is a match state and `at` lies in the lane's own segment (from `first` on).
+/// The rare path of the walk, kept out of line: a special state at byte `at` is recorded (at
+/// `offset + at + 1`) when it is a match state and `at` lies in the lane's own segment (from
+/// `first` on).
 #[cold]
 #[inline(never)]
-fn record(dfa: &DFA, sid: StateID, at: usize, first: usize, ends: &mut Vec<(StateID, usize)>) {
+fn record(dfa: &DFA, sid: StateID, at: usize, first: usize, offset: usize, ends: &mut Vec<End>) {
     if dfa.is_match(sid) && at >= first {
-        ends.push((sid, at + 1));
+        ends.push((sid, offset + at + 1));
     }
 }
 
 /// One lane: reads `hay` from state `sid`, recording match states and their ends; `offset`
 /// is `hay`'s position in the text.
-fn walk(dfa: &DFA, mut sid: StateID, hay: &[u8], offset: usize, ends: &mut Vec<(StateID, usize)>) {
+fn walk(dfa: &DFA, mut sid: StateID, hay: &[u8], offset: usize, ends: &mut Vec<End>) {
     for (j, &b) in hay.iter().enumerate() {
         sid = dfa.next_state(Anchored::No, sid, b);
         if dfa.is_special(sid) {
-            record(dfa, sid, offset + j, 0, ends);
+            record(dfa, sid, j, 0, offset, ends);
         }
     }
 }

@@ -33,6 +33,7 @@
 //! `profile`, `stream`, `validate`, `tests`).
 
 mod gate;
+mod hits;
 mod json;
 mod known;
 mod lanes;
@@ -398,6 +399,17 @@ pub(crate) struct Found {
     /// searched past it (up to [`MAX_WINDOW`] per side): when this lies in the part the round
     /// commits, the stream reads further and runs the round again (`stream.rs`).
     pub cut_from: Option<usize>,
+}
+
+/// Where a scan's keyword hits come from (see [`Redactor::candidates`]).
+pub(crate) enum Keywords<'a> {
+    /// Walk the keyword automaton over the scanned region.
+    Walk,
+    /// Walk it and also keep its match states (haystack offsets, in order).
+    Record(&'a mut Vec<lanes::End>),
+    /// The region's hits are known (haystack offsets): a later fixed-point pass's, see
+    /// `hits.rs`.
+    Given(&'a [hits::Hit]),
 }
 
 /// The earlier of two optional positions.
@@ -985,7 +997,9 @@ impl Redactor {
         segmented: bool,
         clip: impl Fn(Cand) -> Option<Cand>,
     ) -> Found {
-        let first = self.hay_candidates(hay, known, segmented);
+        // the first pass's keyword hits, carried into the later passes (see `hits.rs`)
+        let mut kw_hits = Vec::new();
+        let first = self.hay_candidates(hay, known, segmented, Keywords::Record(&mut kw_hits));
         let mut cut_from = first.cut_from;
         let mut merged = merge(first.cands.into_iter().filter_map(&clip).collect());
         let reach = self.overlap.max(known.map_or(0, |k| k.longest() + 1));
@@ -1014,7 +1028,7 @@ impl Redactor {
                 .collect();
             seen.clear();
             seen.extend(map.iter().map(|r| r.input));
-            let more = self.rescan(hay, &out, &fresh, reach, known, segmented);
+            let more = self.rescan(hay, &out, &fresh, &kw_hits, reach, known, segmented);
             cut_from = earliest(cut_from, more.cut_from.map(|p| map_back(map, p, false)));
             let before = merged.clone();
             last.clear();
@@ -1074,8 +1088,14 @@ impl Redactor {
 
     /// Every confirmed candidate in `hay` (known values included), unmerged; none crosses a
     /// [`SEGMENT_MARK`] if `hay` is `segmented`.
-    fn hay_candidates(&self, hay: &[u8], known: Option<&KnownValues>, segmented: bool) -> Found {
-        let mut found = self.candidates(hay, 0, hay.len(), segmented);
+    fn hay_candidates(
+        &self,
+        hay: &[u8],
+        known: Option<&KnownValues>,
+        segmented: bool,
+        kw: Keywords,
+    ) -> Found {
+        let mut found = self.candidates(hay, 0, hay.len(), segmented, kw);
         if let Some(k) = known {
             // exact values: the stream's overlap is at least the longest, so never cut
             k.candidates(hay, self.known_rule(), &mut found.cands);
@@ -1090,12 +1110,17 @@ impl Redactor {
     /// depends on) of a replacement. Farther away the bytes and their context are the input's,
     /// so the previous pass already decided them. Each stretch is scanned with `reach` bytes of
     /// context on both sides, as a streaming round is, and keeps the candidates that start
-    /// inside it; stretches closer than that are joined, so dense text is scanned once.
+    /// inside it; stretches closer than that are joined, so dense text is scanned once. Its
+    /// keyword hits are the first pass's hits (`carried`: its walk's match states, at input
+    /// offsets) that no replacement touches and those a walk around each replacement finds
+    /// (`hits.rs`).
+    #[allow(clippy::too_many_arguments)]
     fn rescan(
         &self,
         hay: &[u8],
         pass: &PassOutput,
         map: &[Replaced],
+        carried: &[lanes::End],
         reach: usize,
         known: Option<&KnownValues>,
         segmented: bool,
@@ -1103,6 +1128,7 @@ impl Redactor {
         let n = pass.len;
         let mut out = Found::default();
         let mut buf = Vec::new();
+        let mut kw = Vec::new();
         let mut i = 0;
         while i < map.len() {
             let from = map[i].out.0.saturating_sub(reach);
@@ -1118,7 +1144,18 @@ impl Redactor {
             pass.bytes(hay, blo, bhi, &mut buf);
             let lo = blo + floor_char(&buf, lo - blo);
             let hi = blo + ceil_char(&buf, hi - blo);
-            let found = self.hay_candidates(&buf[lo - blo..hi - blo], known, segmented);
+            let text = &buf[lo - blo..hi - blo];
+            if let Some(ac) = &self.ac {
+                hits::stretch(ac, carried, &pass.map, text, (lo, hi), &mut kw);
+                #[cfg(debug_assertions)]
+                {
+                    let mut walked = Vec::new();
+                    lanes::for_each_match(ac, text, |p, s, e| walked.push((p, s, e)));
+                    walked.sort_unstable_by_key(|h| (h.2, h.0));
+                    assert_eq!(kw, walked, "carried keyword hits differ from a walk");
+                }
+            }
+            let found = self.hay_candidates(text, known, segmented, Keywords::Given(&kw));
             // the end of a stretch is the end of the haystack only for the last one
             if hi == n {
                 out.cut_from = earliest(out.cut_from, found.cut_from.map(|p| p + lo));
@@ -1168,7 +1205,10 @@ impl Redactor {
 
     /// Findings only (no output text): "does this text carry a credential?".
     pub fn detects(&self, text: &str) -> impl Iterator<Item = Finding> + '_ {
-        let merged = merge(self.candidates(text.as_bytes(), 0, text.len(), false).cands);
+        let merged = merge(
+            self.candidates(text.as_bytes(), 0, text.len(), false, Keywords::Walk)
+                .cands,
+        );
         merged.into_iter().map(move |c| self.finding(c, 0))
     }
 
@@ -1279,7 +1319,14 @@ impl Redactor {
 
     /// All confirmed candidates whose match lies in `hay[lo..hi]` (with `hay` as context),
     /// unmerged.
-    pub(crate) fn candidates(&self, hay: &[u8], lo: usize, hi: usize, segmented: bool) -> Found {
+    pub(crate) fn candidates(
+        &self,
+        hay: &[u8],
+        lo: usize,
+        hi: usize,
+        segmented: bool,
+        kw: Keywords,
+    ) -> Found {
         let mut out = Vec::new();
         let mut cut_from = None;
         let region = &hay[..hi];
@@ -1326,7 +1373,19 @@ impl Redactor {
                     wins.last_mut().unwrap().0 = r;
                 }
             };
-            lanes::for_each_match(ac, &region[lo..], |pat, s, e| on_hit(pat, s + lo, e + lo));
+            match kw {
+                Keywords::Walk => {
+                    lanes::for_each_match(ac, &region[lo..], |p, s, e| on_hit(p, s + lo, e + lo))
+                }
+                Keywords::Record(v) => {
+                    let from = v.len();
+                    lanes::match_ends(ac, &region[lo..], lo, v);
+                    for &end in &v[from..] {
+                        lanes::each_hit(ac, end, &mut on_hit);
+                    }
+                }
+                Keywords::Given(v) => v.iter().for_each(|&(p, s, e)| on_hit(p, s, e)),
+            }
             cut_from = earliest(
                 cut_from,
                 self.confirm_windows(&mut wins, hay, segmented, &mut out),
