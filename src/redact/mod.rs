@@ -20,6 +20,9 @@
 //!    starts (which a second redaction of the output would change). Survivors from all rules
 //!    are merged leftmost-longest (overlapping / touching-inside spans become one finding, the
 //!    leftmost then longest then earliest-declared rule names it) and replaced.
+//! 5. The output is scanned again around its new replacements until nothing new turns up
+//!    (a fixed point: see [`Redactor::fixed_point`]); a later pass takes its keyword hits from
+//!    the first pass and walks the automaton only around each replacement (`hits.rs`).
 //!
 //! Regexes are compiled lazily, per rule, on the first window that reaches them
 //! (`OnceLock`), so a hook process pays only for the rules its text reaches. Patterns are
@@ -29,8 +32,8 @@
 //!
 //! Over 800 lines on purpose: the `Redactor` (build, keyword pass, windows,
 //! confirmation, merge, replacement passes) is one `impl` over one compiled state; the
-//! separable parts already have their own files (`gate`, `json`, `known`, `lanes`, `literals`,
-//! `profile`, `stream`, `validate`, `tests`).
+//! separable parts already have their own files (`gate`, `hits`, `json`, `known`, `lanes`,
+//! `literals`, `profile`, `stream`, `validate`, `tests`).
 
 mod gate;
 mod hits;
@@ -970,7 +973,9 @@ impl Redactor {
     /// runs the same per round, so both modes give the same text and findings.
     ///
     /// A later pass scans only the stretches around the replacements the pass before added
-    /// ([`Self::rescan`]), so on text with few findings it costs a small fraction of the first.
+    /// ([`Self::rescan`]), so on text with few findings it costs a small fraction of the first,
+    /// and it does not walk the keyword automaton again: the first pass's hits are carried
+    /// over (`hits.rs`).
     pub(crate) fn fixed_point(&self, hay: &[u8], known: Option<&KnownValues>) -> Found {
         self.fixed_point_in(hay, known, false, Some)
     }

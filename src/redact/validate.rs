@@ -748,6 +748,7 @@ pub fn high_entropy_ok(s: &[u8]) -> bool {
 
 /// See [`Validator::PrefixedToken`].
 pub fn prefixed_token_ok(s: &[u8]) -> bool {
+    let is_sep = |c: &u8| matches!(c, b'_' | b'-' | b'.' | b'~');
     // the prefix: up to three lower-case words, each ending in a separator
     let mut at = 0;
     for _ in 0..3 {
@@ -756,9 +757,7 @@ pub fn prefixed_token_ok(s: &[u8]) -> bool {
             .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
             .count();
         match s.get(at + word) {
-            Some(b'_' | b'-' | b'.' | b'~') if word >= 2 && s[at].is_ascii_lowercase() => {
-                at += word + 1
-            }
+            Some(c) if is_sep(c) && word >= 2 && s[at].is_ascii_lowercase() => at += word + 1,
             _ => break,
         }
     }
@@ -771,14 +770,10 @@ pub fn prefixed_token_ok(s: &[u8]) -> bool {
         return false;
     }
     // a public key or an id says so in its prefix (sb_publishable_, client-, sq0idp-)
-    const PUBLIC: [&str; 6] = ["pub", "public", "publishable", "pk", "client", "id"];
+    const PUBLIC: [&[u8]; 5] = [b"pub", b"public", b"publishable", b"pk", b"client"];
     if s[..at]
-        .split(|c| matches!(c, b'_' | b'-' | b'.' | b'~'))
-        .any(|w| {
-            PUBLIC
-                .iter()
-                .any(|p| p.as_bytes() == w || w.ends_with(b"id"))
-        })
+        .split(is_sep)
+        .any(|w| PUBLIC.contains(&w) || w.ends_with(b"id"))
     {
         return false;
     }
