@@ -14,6 +14,10 @@
 //! * [`required_bytes`]: punctuation every match holds (the `=` of an assignment, the `<` of
 //!   an XML element). A window whose whole search region lacks one cannot hold a match, so
 //!   its regex search is skipped after a `memchr`.
+//! * [`capture_tail`]: how far before a match's end the reported capture group ends at most,
+//!   and how short it can be. A match found by the DFA alone whose last bytes lie in one of
+//!   our placeholders then provably captures placeholder text, and its (costly) captures are
+//!   never computed.
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
@@ -835,6 +839,66 @@ fn cross(a: &Set, b: &Set) -> Option<Set> {
     Set::of(out.iter())
 }
 
+/// Where the capture a rule reports can end, for a rule whose secret is capture group `g`
+/// (the group, or the first later one that took part): `(tail, min)`, where every such group
+/// ends at most `tail` bytes before the match's end and is at least `min` bytes long. `None`
+/// when some group can be followed by unboundedly much text (or a group sits inside an
+/// unbounded repetition).
+///
+/// With it, a match `[ms, me)` captures text overlapping `[me - t - min, me - t)` for some
+/// `t <= tail`, without running the capture engine.
+pub fn capture_tail(h: &Hir, g: u32) -> Option<(usize, usize)> {
+    let mut acc = TailAcc {
+        tail: Some(0),
+        min: usize::MAX,
+    };
+    tail_walk(h, Some(0), g, &mut acc);
+    match (acc.tail, acc.min) {
+        (_, usize::MAX) => None,
+        (Some(t), min) => Some((t, min)),
+        (None, _) => None,
+    }
+}
+
+struct TailAcc {
+    /// the largest tail seen (`None`: unbounded)
+    tail: Option<usize>,
+    /// the shortest group seen
+    min: usize,
+}
+
+/// Visit the groups `>= g` of `h`, which `after` bytes at most follow to the match's end.
+fn tail_walk(h: &Hir, after: Option<usize>, g: u32, acc: &mut TailAcc) {
+    let add = |a: Option<usize>, b: Option<usize>| a?.checked_add(b?);
+    match h.kind() {
+        HirKind::Empty | HirKind::Look(_) | HirKind::Literal(_) | HirKind::Class(_) => {}
+        HirKind::Capture(c) => {
+            if c.index >= g {
+                acc.tail = acc.tail.zip(after).map(|(a, b)| a.max(b));
+                acc.min = acc
+                    .min
+                    .min(c.sub.properties().minimum_len().unwrap_or(usize::MAX));
+            }
+            tail_walk(&c.sub, after, g, acc);
+        }
+        HirKind::Concat(subs) => {
+            let mut rest = after;
+            for s in subs.iter().rev() {
+                tail_walk(s, rest, g, acc);
+                rest = add(rest, s.properties().maximum_len());
+            }
+        }
+        HirKind::Alternation(subs) => subs.iter().for_each(|s| tail_walk(s, after, g, acc)),
+        HirKind::Repetition(r) => {
+            // a group in one iteration is followed by the later iterations
+            let more = r.max.and_then(|m| {
+                (r.sub.properties().maximum_len()?).checked_mul(m.saturating_sub(1) as usize)
+            });
+            tail_walk(&r.sub, add(after, more), g, acc);
+        }
+    }
+}
+
 /// `h` with every look-around assertion (`\b`, `^`, ...) removed: it matches a superset of
 /// what `h` matches, and needs no context around the match.
 pub fn strip_looks(h: &Hir) -> Hir {
@@ -856,6 +920,7 @@ pub fn strip_looks(h: &Hir) -> Hir {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::redact::tests::Rng;
 
     /// The pre-rewrite implementation, kept verbatim (bar names) as the reference: each walked
     /// node rebuilt its whole subtree's exact set.
@@ -1146,14 +1211,12 @@ mod tests {
     /// outside `0..=9`, which a signed compare would take).
     #[test]
     fn next_digit_finds_the_first_digit() {
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         for n in [0usize, 1, 7, 8, 15, 16, 17, 31, 33, 100] {
             for density in [0u64, 3, 40] {
                 let b: Vec<u8> = (0..n)
                     .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
+                        let x = rng.bits();
                         if x % 100 < density {
                             b'0' + (x % 10) as u8
                         } else {
@@ -1190,13 +1253,8 @@ mod tests {
         })
         .collect();
         let set = RunGates::new(gates.clone());
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % n) as usize
-        };
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut next = |n: u64| rng.below(n as usize);
         let alphabet = b"0123456789012345ABCDEFGZ -.():+_ab\n";
         let mut found = 0;
         for round in 0..400 {
@@ -1257,6 +1315,33 @@ mod tests {
         assert!(rules > 300, "{rules} rules");
         assert!(required[0] > 50 && required[0] < rules, "{required:?}");
         assert!(required[1] > 0 && required[1] < rules, "{required:?}");
+    }
+
+    /// Where a reported capture group ends and how short it is, one regex a line.
+    #[test]
+    fn capture_tail_table() {
+        let tail = |re: &str, g: u32| {
+            let h = regex_syntax::ParserBuilder::new()
+                .unicode(false)
+                .utf8(false)
+                .build()
+                .parse(re)
+                .unwrap();
+            capture_tail(&h, g)
+        };
+        assert_eq!(tail(r"key=(\S{4,})", 1), Some((0, 4)));
+        assert_eq!(tail(r#"key="([^"]{4,})""#, 1), Some((1, 4)));
+        assert_eq!(tail(r#"k=(?:"([^"]{4,})"|(\w{6,})\b)"#, 1), Some((1, 4)));
+        // only groups from `g` on are reported
+        assert_eq!(tail(r"(key)=(\w{3})x{0,5}", 2), Some((5, 3)));
+        assert_eq!(tail(r"(key)=(\w{3})x{0,5}", 1), Some((9, 3)));
+        // a nested group ends before its parent's rest
+        assert_eq!(tail(r"k=((ab)cd)e", 2), Some((3, 2)));
+        // later iterations follow a group inside a repetition
+        assert_eq!(tail(r"(?:(ab)c){1,3}", 1), Some((7, 2)));
+        assert_eq!(tail(r"(?:(ab)c)+", 1), None);
+        assert_eq!(tail(r"k=(\w+) .*", 1), None);
+        assert_eq!(tail(r"k=(\w+)(?m:$)", 1), Some((0, 1)));
     }
 
     /// How far into a match its keyword can end, one regex a line.

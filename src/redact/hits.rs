@@ -84,6 +84,7 @@ pub(crate) fn stretch(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::redact::tests::Rng;
     use aho_corasick::MatchKind;
 
     fn dfa(pats: &[&str]) -> DFA {
@@ -129,13 +130,8 @@ mod tests {
         ];
         let d = dfa(&pats);
         let reps = ["", "[r:ab]", "k", "ey", "[r:key]", "aba"];
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % m) as usize
-        };
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut next = |m: u64| rng.below(m as usize);
         for round in 0..400 {
             let n = [0, 5, 40, 300, 5000][round % 5];
             let input: Vec<u8> = (0..n).map(|_| b"abcke y=[]"[next(10)]).collect();

@@ -130,6 +130,7 @@ fn walk(dfa: &DFA, mut sid: StateID, hay: &[u8], offset: usize, ends: &mut Vec<E
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::redact::tests::Rng;
     use aho_corasick::{AhoCorasick, MatchKind};
 
     fn both(pats: &[&str], hay: &[u8]) {
@@ -191,15 +192,10 @@ mod tests {
     fn same_hits_on_random_texts_of_every_size_class() {
         // a small alphabet makes overlapping and straddling occurrences common
         let pats = ["ab", "aba", "bab", "abcab", "c", "aabbccaabbcc", "cba"];
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         for n in [100usize, 4095, 4096, 5000, 12_345, 65_536] {
             let hay: Vec<u8> = (0..n)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    [b'a', b'b', b'c', b'A', b'.'][(x % 5) as usize]
-                })
+                .map(|_| [b'a', b'b', b'c', b'A', b'.'][rng.below(5)])
                 .collect();
             both(&pats, &hay);
         }

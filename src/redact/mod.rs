@@ -22,7 +22,10 @@
 //!    leftmost then longest then earliest-declared rule names it) and replaced.
 //! 5. The output is scanned again around its new replacements until nothing new turns up
 //!    (a fixed point: see [`Redactor::fixed_point`]); a later pass takes its keyword hits from
-//!    the first pass and walks the automaton only around each replacement (`hits.rs`).
+//!    the first pass and walks the automaton only around each replacement (`hits.rs`), and
+//!    rejects a match whose captured secret must be one of its placeholders (the earlier
+//!    `password: [REDACTED:secret]`, found again) before computing its captures
+//!    (`gate::capture_tail`).
 //!
 //! Regexes are compiled lazily, per rule, on the first window that reaches them
 //! (`OnceLock`), so a hook process pays only for the rules its text reaches. Patterns are
@@ -53,7 +56,7 @@ pub use stream::{STREAM_CHUNK, STREAM_MAX_OVERLAP};
 pub use validate::{shannon_entropy, Validator};
 
 use aho_corasick::{AhoCorasick, MatchKind};
-use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use regex::bytes::{CaptureLocations, Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
@@ -74,6 +77,9 @@ const _: () = assert!(BOUNDED_CAP <= UNBOUNDED_WINDOW);
 /// How many times its own length a window may search again inside rejected matches (see
 /// [`Redactor::confirm`]): keeps that search linear on hostile text.
 const REJECTED_RESCAN: usize = 4;
+/// Longest capture tail (see [`gate::capture_tail`]) for which a match is checked against
+/// our placeholders before its captures are computed: one placeholder scan per tail byte.
+const MAX_CAPTURE_TAIL: usize = 4;
 /// Regex size limits (compiled program / lazy DFA cache), per rule.
 const REGEX_SIZE_LIMIT: usize = 4 << 20;
 const DFA_SIZE_LIMIT: usize = 2 << 20;
@@ -290,6 +296,9 @@ struct Rule {
     /// With `start_check`: the bytes a match can hold at its first offsets, a cheaper sound
     /// check asked first (see `profile.rs`).
     start_profile: Option<profile::Profile>,
+    /// With a capture: how far before a match's end the reported group ends at most, and its
+    /// shortest length (see [`gate::capture_tail`]; only kept when the tail is short)
+    capture_tail: Option<(usize, usize)>,
     /// punctuation every match holds (see [`gate::required_bytes`]): a window whose search
     /// region lacks a byte of one of these sets is not searched
     required: Vec<Vec<u8>>,
@@ -413,6 +422,35 @@ pub(crate) enum Keywords<'a> {
     /// The region's hits are known (haystack offsets): a later fixed-point pass's, see
     /// `hits.rs`.
     Given(&'a [hits::Hit]),
+}
+
+/// The span a capture rule reports: its group `g`, or the first later group that took part
+/// (`"(…)"|'(…)'|(…)`: one secret, several quotings); empty at the match's end `me` if none
+/// did.
+fn reported(caps: &CaptureLocations, g: usize, me: usize) -> (usize, usize) {
+    (g..caps.len())
+        .find_map(|i| caps.get(i))
+        .unwrap_or((me, me))
+}
+
+/// A secret span `(ss, se)` of a match that starts at `ms`, less the `)` closing a call
+/// opened before it (see [`call_closers`]).
+fn without_closers(hay: &[u8], ms: usize, (ss, se): (usize, usize)) -> (usize, usize) {
+    (
+        ss,
+        se - call_closers(&hay[ms..ss], &hay[ss..se], hay.get(se).copied()),
+    )
+}
+
+/// How [`Redactor::confirm`] searches a haystack.
+#[derive(Clone, Copy)]
+struct Scan {
+    /// JSON mode's scan buffer: no match crosses a [`SEGMENT_MARK`] (see `piece_end`)
+    segmented: bool,
+    /// a later fixed-point pass, whose text holds our own placeholders: a capture rule's
+    /// match is checked against them before its captures are computed (see
+    /// [`Redactor::captures_placeholder`])
+    placeholders: bool,
 }
 
 /// The earlier of two optional positions.
@@ -822,6 +860,10 @@ impl Redactor {
                 Replacement::Numbered(n) => numbered_prefixes.push(format!("[{n}_")),
                 r => placeholders.push(r.label().to_string()),
             }
+            let capture_tail = spec
+                .capture
+                .and_then(|g| gate::capture_tail(&hir, g as u32))
+                .filter(|&(tail, _)| tail <= MAX_CAPTURE_TAIL);
             let id: Arc<str> = spec.id.as_str().into();
             let label: Arc<str> = spec.replacement.label().into();
             rules.push(Rule {
@@ -835,6 +877,7 @@ impl Redactor {
                 lead,
                 start_check,
                 start_profile,
+                capture_tail,
                 required: gate::required_bytes(&hir),
                 compiled: OnceLock::new(),
             });
@@ -1332,6 +1375,10 @@ impl Redactor {
         segmented: bool,
         kw: Keywords,
     ) -> Found {
+        let scan = Scan {
+            segmented,
+            placeholders: matches!(kw, Keywords::Given(_)),
+        };
         let mut out = Vec::new();
         let mut cut_from = None;
         let region = &hay[..hi];
@@ -1393,7 +1440,7 @@ impl Redactor {
             }
             cut_from = earliest(
                 cut_from,
-                self.confirm_windows(&mut wins, hay, segmented, &mut out),
+                self.confirm_windows(&mut wins, hay, scan, &mut out),
             );
         }
         if !self.gated.is_empty() {
@@ -1408,7 +1455,7 @@ impl Redactor {
             }
             cut_from = earliest(
                 cut_from,
-                self.confirm_windows(&mut wins, hay, segmented, &mut out),
+                self.confirm_windows(&mut wins, hay, scan, &mut out),
             );
         }
         if !self.anchored.is_empty() {
@@ -1448,14 +1495,14 @@ impl Redactor {
                     }
                     cut_from = earliest(
                         cut_from,
-                        self.confirm_windows(&mut wins, hay, segmented, &mut out),
+                        self.confirm_windows(&mut wins, hay, scan, &mut out),
                     );
                 }
                 Err(_) => {
                     for &r in &self.anchored {
                         cut_from = earliest(
                             cut_from,
-                            self.confirm(r, hay, (lo, hi), (lo, hi), segmented, &mut out),
+                            self.confirm(r, hay, (lo, hi), (lo, hi), scan, &mut out),
                         );
                     }
                 }
@@ -1475,7 +1522,7 @@ impl Redactor {
         &self,
         wins: &mut [Win],
         hay: &[u8],
-        segmented: bool,
+        scan: Scan,
         out: &mut Vec<Cand>,
     ) -> Option<usize> {
         sort_windows(wins, self.rules.len());
@@ -1518,7 +1565,7 @@ impl Redactor {
             }
             cut_from = earliest(
                 cut_from,
-                self.confirm(r, hay, (s, e), (llo, lhi), segmented, out),
+                self.confirm(r, hay, (s, e), (llo, lhi), scan, out),
             );
             i = j;
         }
@@ -1540,9 +1587,10 @@ impl Redactor {
         hay: &[u8],
         (mut ws, mut we): (usize, usize),
         (lo, hi): (usize, usize),
-        segmented: bool,
+        scan: Scan,
         out: &mut Vec<Cand>,
     ) -> Option<usize> {
+        let segmented = scan.segmented;
         let rule = &self.rules[r as usize];
         let c = match rule.compiled() {
             Ok(c) => c,
@@ -1584,25 +1632,21 @@ impl Redactor {
                     end = piece_end(hay, pos, we, segmented);
                 }
                 let h = &hay[..end];
-                let found = if let (Some(g), Some(caps)) = (rule.spec.capture, &mut caps) {
-                    c.re.captures_read_at(caps, h, pos).map(|m| {
-                        // the capture group, or the first later group that took part
-                        // (`"(…)"|'(…)'|(…)`: one secret, several quotings)
-                        match (g..caps.len()).find_map(|i| caps.get(i)) {
-                            Some((s, e)) => (m.start(), m.end(), s, e),
-                            None => (m.start(), m.end(), m.end(), m.end()),
-                        }
-                    })
-                } else {
-                    c.re.find_at(h, pos)
-                        .map(|m| (m.start(), m.end(), m.start(), m.end()))
+                // A capture rule finds and captures in one search; in a later pass it finds
+                // first, as the match alone may show that its capture is one of our
+                // placeholders (see `captures_placeholder`).
+                let found = match (rule.spec.capture, &mut caps) {
+                    (Some(g), Some(caps)) if !scan.placeholders => {
+                        c.re.captures_read_at(caps, h, pos)
+                            .map(|m| (m.start(), m.end(), Some(reported(caps, g, m.end()))))
+                    }
+                    _ => c.re.find_at(h, pos).map(|m| (m.start(), m.end(), None)),
                 };
-                let Some((ms, me, ss, se)) = found else {
+                let Some((ms, me, captured)) = found else {
                     // the rest of this piece holds no match: on to the next
                     pos = end + 1;
                     continue;
                 };
-                let se = se - call_closers(&hay[ms..ss], &hay[ss..se], hay.get(se).copied());
                 if !c.bounded && me == we && we == hi && hi == hay.len() {
                     // the haystack's end cut this match: a stream reads further
                     cut_from = earliest(cut_from, Some(ms));
@@ -1620,8 +1664,36 @@ impl Redactor {
                     }
                     continue 'outer;
                 }
+                // the secret's span (see `reported`); `None` when it provably overlaps one of
+                // our placeholders (rejected without its captures)
+                let secret = match (captured, rule.spec.capture, &mut caps) {
+                    (Some(span), ..) => Some(span),
+                    (None, Some(g), Some(caps)) => {
+                        if rule.capture_tail.is_some_and(|(tail, min)| {
+                            self.captures_placeholder(hay, ms, me, tail, min)
+                        }) {
+                            #[cfg(debug_assertions)]
+                            {
+                                // the captures would have said so too
+                                c.re.captures_read_at(caps, h, ms);
+                                let (ss, se) = without_closers(hay, ms, reported(caps, g, me));
+                                debug_assert!(se <= ss || self.overlaps_placeholder(hay, ss, se));
+                            }
+                            None
+                        } else {
+                            // from `ms` the leftmost-first match is the one just found
+                            let m = c.re.captures_read_at(caps, h, ms);
+                            debug_assert_eq!(m.map(|m| (m.start(), m.end())), Some((ms, me)));
+                            Some(reported(caps, g, me))
+                        }
+                    }
+                    _ => Some((ms, me)),
+                };
                 let mut kept = false;
-                if se > ss && !self.overlaps_placeholder(hay, ss, se) {
+                if let Some((ss, se)) = secret
+                    .map(|span| without_closers(hay, ms, span))
+                    .filter(|&(ss, se)| se > ss && !self.overlaps_placeholder(hay, ss, se))
+                {
                     // a bare `key` is judged with the word before it on its line (`public
                     // key:`, `cache key:`: see `validate::key_name_ok`)
                     let lead = if rule.spec.validator.is_some_and(Validator::checks_key_name) {
@@ -1755,6 +1827,38 @@ impl Redactor {
             Some(ac) => s.iter().any(|b| self.placeholder_first[*b as usize]) && ac.is_match(s),
             None => false,
         }
+    }
+
+    /// Does every capture a match `[ms, me)` can report overlap one of our own placeholders?
+    /// With the rule's [`gate::capture_tail`] `(tail, min)`, the capture ends at `me - t` for
+    /// some `t <= tail` and holds the `min` bytes before that end. If, for each `t`, those
+    /// bytes touch a placeholder and the byte before the end is no `)` (which
+    /// [`call_closers`] could trim), the captured secret overlaps a placeholder and is
+    /// rejected whatever the capture engine would say. (Later passes find each earlier
+    /// `password: [REDACTED:secret]` again; this spares their captures.)
+    fn captures_placeholder(
+        &self,
+        hay: &[u8],
+        ms: usize,
+        me: usize,
+        tail: usize,
+        min: usize,
+    ) -> bool {
+        let min = min.max(1);
+        let lo = me.saturating_sub(tail + min + self.max_placeholder);
+        if !hay[lo..me]
+            .iter()
+            .any(|b| self.placeholder_first[*b as usize])
+        {
+            return false;
+        }
+        (0..=tail).all(|t| match me.checked_sub(t) {
+            // a group of `min` bytes inside the match cannot end here
+            Some(se) if se >= ms + min => {
+                hay[se - 1] != b')' && self.overlaps_placeholder(hay, se - min, se)
+            }
+            _ => true,
+        })
     }
 
     /// Does `[ss, se)` overlap one of our own placeholders in `hay`? (A regex such as

@@ -158,6 +158,7 @@ fn step(cur: u64, set: &ByteSet, sets: &mut [ByteSet; PROFILE_LEN]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::redact::tests::Rng;
     use regex::bytes::Regex;
 
     /// The profile of `re` as the redactor parses it.
@@ -230,13 +231,8 @@ mod tests {
             (r"(?:x{3}){2,}y", &["x", "xxx", "y"]),
             (r"(?:ab|a)(?:bc|c)?d{0,2}[de]", &["a", "b", "c", "d", "e"]),
         ];
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut next = move || rng.bits();
         for (shape, pieces) in shapes {
             let p = profile(shape);
             let re = Regex::new(&format!(r"\A(?:{shape})")).unwrap();

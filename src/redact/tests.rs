@@ -1,5 +1,25 @@
 use super::*;
 
+/// A small deterministic generator (xorshift64) for the randomized tests of the redact
+/// modules: the same seed gives the same texts on every run.
+pub(super) struct Rng(pub(super) u64);
+
+impl Rng {
+    /// The next 64 random bits (the seed must not be 0).
+    pub(super) fn bits(&mut self) -> u64 {
+        let x = &mut self.0;
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    /// A number in `0..n`.
+    pub(super) fn below(&mut self, n: usize) -> usize {
+        (self.bits() % n as u64) as usize
+    }
+}
+
 fn label(id: &str, re: &str, l: &str) -> DetectorSpec {
     DetectorSpec::new(id, re, Replacement::Label(l.into()))
 }
@@ -1097,16 +1117,11 @@ fn a_quoted_value_longer_than_a_window_is_redacted_whole() {
 /// are redacted whole in every mode (the `redact` fuzz target's invariants).
 #[test]
 fn long_credential_values_are_redacted_whole_with_the_shipped_packs() {
-    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let alnum = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     for len in [1500, 5000] {
         let value: String = (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                alnum[(x % alnum.len() as u64) as usize] as char
-            })
+            .map(|_| alnum[rng.below(alnum.len())] as char)
             .collect();
         for form in [
             "session_token: \"{}\"",
@@ -1154,13 +1169,8 @@ fn a_match_inside_a_rejected_one_is_found() {
 /// many line breaks, each asked enough to get some of its blocks listed.
 #[test]
 fn line_breaks_answer_as_a_direct_search() {
-    let mut x: u64 = 0x853c_49e6_748f_ea9b;
-    let mut next = |n: usize| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x % n as u64) as usize
-    };
+    let mut rng = Rng(0x853c_49e6_748f_ea9b);
+    let mut next = |n: usize| rng.below(n);
     let mut listed = 0;
     for round in 0..12 {
         let n = 1 + next(3 * LINE_BLOCK);
@@ -1258,5 +1268,69 @@ fn a_call_argument_secret_keeps_the_calls_closing_parenthesis() {
     ] {
         assert_eq!(r.redact_text(text).text, want, "{text}");
         assert_fuzz_invariants(crate::Hook::TransformToolResult, text);
+    }
+}
+
+/// Later passes reject a capture rule's match whose secret must be one of our placeholders
+/// without computing its captures (`Redactor::captures_placeholder`). On random texts of
+/// secret-named keys, quotes, brackets, parentheses, placeholders and values, debug builds
+/// assert every such verdict against the captures, and the fuzz invariants hold.
+#[test]
+fn placeholder_captures_are_rejected_as_the_captures_would_be() {
+    let pieces = [
+        "password: ",
+        "PASSWORD=",
+        "db_password = ",
+        "api_key: ",
+        "token=",
+        "\"",
+        "'",
+        "[REDACTED:secret]",
+        "[REDACTED:db-password]",
+        "[EMAIL_1]",
+        "[",
+        "]",
+        "(",
+        ")",
+        " ",
+        "\n",
+        "Zq8vR3kT9wLm2XpN",
+        "hunter2x",
+        "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",
+    ];
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..600 {
+        let n = 2 + rng.below(24);
+        let text: String = (0..n).map(|_| pieces[rng.below(pieces.len())]).collect();
+        assert_fuzz_invariants(crate::Hook::TransformToolResult, &text);
+    }
+}
+
+/// `captures_placeholder` one case a line: `(text, tail, min, want)`, the match being the
+/// whole text and `[x]` / `(x))` the placeholders.
+#[test]
+fn captures_placeholder_table() {
+    let r = Redactor::new(vec![
+        label("t.a", r"pw=(\w+)", "[x]"),
+        label("t.b", r"pw=(\w+)", "(x))"),
+    ])
+    .unwrap();
+    for (text, tail, min, want) in [
+        ("pw=[x]", 0, 1, true),
+        ("pw=\"[x]\"", 1, 1, false), // the group may be the closing quote alone
+        ("pw=\"[x]\"", 1, 3, true),  // not when it holds 3 bytes or more
+        ("pw=[x]abc", 0, 3, false),  // the group's bytes miss the placeholder
+        ("pw=ab[x]y", 4, 2, false),  // the furthest end (`ab`) misses it
+        ("pw=ab[x]y", 3, 2, true),
+        ("pw=[x", 0, 1, false),   // no placeholder
+        ("pw=(x))", 0, 1, false), // a `)` the call check could trim: captures decide
+        ("[x]", 2, 2, true),      // no 2-byte group can end 2 bytes before the end
+    ] {
+        let hay = text.as_bytes();
+        assert_eq!(
+            r.captures_placeholder(hay, 0, hay.len(), tail, min),
+            want,
+            "{text:?} tail {tail} min {min}"
+        );
     }
 }
