@@ -30,10 +30,12 @@
 //! narrowed them (a body's reads feed only requests that send data and are not to localhost, a
 //! written script's `#!` is honoured, `make -n` / `-C` run nothing written here, tokens sent to
 //! the provider's own API are not exfiltration): recall 80.6% (evasion 76.0%, plain 87.5%),
+//! false alarms 4.6%. Later, `env -S` with words after its split string, an editor's
+//! `-c '!…'` and tar's command options (`--checkpoint-action=exec=`, `-I`, `--to-command`)
+//! run their commands through the shell analysis: recall 82.5% (evasion 79.2%, plain 87.5%),
 //! false alarms 4.6% — none of the targets is met on it. Left: `find -exec` / `xargs` / `while read` payloads from file names
 //! or listings, `${HOME%/*}` / `${PWD%/*}`, globs such as `~/.ss?/id_[re]*` and `.[!.]*`,
-//! variables holding a credential path or a command's output, `tar --checkpoint-action`,
-//! `vim -c '!…'`, `env -S`, tclsh and Lua bodies, `getattr(__import__(…))`, containers that
+//! variables holding a credential path or a command's output, tclsh and Lua bodies, `getattr(__import__(…))`, containers that
 //! mount the home and upload from inside, typo-squatted package names; its false alarms are
 //! choices (a bearer token from the environment sent to an unknown host, git hooks and
 //! `core.hooksPath` written, a force push to a feature branch all ask).
@@ -81,7 +83,7 @@ fn shipped_packs_on_red_team_corpus_2() {
 
 #[test]
 fn shipped_packs_on_red_team_corpus_3() {
-    run_corpus_with("commands-redteam-2026-12-05b.tsv", (76.0, 87.5, 80.6), 4.6);
+    run_corpus_with("commands-redteam-2026-12-05b.tsv", (79.1, 87.5, 82.5), 4.6);
 }
 
 #[test]

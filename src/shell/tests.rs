@@ -254,6 +254,16 @@ fn watch_su_ssh_parallel() {
     assert_eq!(progs("ssh host"), ["ssh"]);
     assert_eq!(cmd("parallel rm -rf ::: a b", "rm").via, ["parallel"]);
     assert_eq!(cmd("env -S 'rm -rf /'", "rm").via, ["env -S"]);
+    // the split string's words, then env's further arguments, each one word
+    assert_eq!(
+        cmd("env -S bash -c 'rm -rf /'", "rm").via,
+        ["env -S", "bash -c"]
+    );
+    assert_eq!(
+        cmd("env -S'bash -e' -c 'rm -rf /'", "rm").via,
+        ["env -S", "bash -c"]
+    );
+    assert_eq!(progs("env -S 'python3 -u' app.py"), ["env", "python3"]);
     assert_eq!(cmd("flock /tmp/l -c 'rm -rf /'", "rm").via, ["flock -c"]);
 }
 #[test]
@@ -1209,4 +1219,32 @@ fn output_words_are_linear_in_the_input() {
     // ordinary lines are far from the budget
     let r = a("rm -rf ./{build,dist}/{a,b,c} && { make; make test; } > log 2>&1");
     assert!(!r.truncated && !r.dynamic);
+}
+
+/// An editor's `!` ex commands and tar's command options run a shell command.
+#[test]
+fn editor_and_tar_commands() {
+    assert_eq!(cmd("vim -es -c '!rm -rf /' -c q", "rm").via, ["vim -c"]);
+    assert_eq!(cmd("vi +':silent !rm -rf /' +q f", "rm").via, ["vi -c"]);
+    assert_eq!(cmd("nvim --cmd 'silent! !rm -rf /'", "rm").via, ["nvim -c"]);
+    assert_eq!(progs("vim -c ':set nu' -c 'wq' notes.txt"), ["vim"]);
+    assert_eq!(progs("vim +42 notes.txt"), ["vim"]);
+    let rm = cmd(
+        "tar -cf /dev/null x --checkpoint=1 --checkpoint-action=exec='rm -rf /'",
+        "rm",
+    );
+    assert_eq!(rm.via, ["tar (command option)"]);
+    assert_eq!(
+        cmd("tar -I 'rm -rf /' -cf x.tar .", "rm").via,
+        ["tar (command option)"]
+    );
+    assert_eq!(
+        cmd("tar xf a.tar --to-command='rm -rf /'", "rm").via,
+        ["tar (command option)"]
+    );
+    assert_eq!(progs("tar czf backup.tgz src/"), ["tar"]);
+    assert_eq!(
+        progs("tar --use-compress-program=zstd -cf a.tar.zst src"),
+        ["tar", "zstd"]
+    );
 }

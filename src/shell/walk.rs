@@ -1753,6 +1753,92 @@ impl Walker<'_> {
                             remote: false,
                         }
                     }
+                    // `vim -c '!cmd'`, `+'!cmd'`, `--cmd '!cmd'`: an editor's ex commands run
+                    // their `!` part in a shell
+                    "vim" | "vi" | "nvim" | "ex" | "view" | "vimdiff" | "gvim" => {
+                        let mut text = String::new();
+                        let mut dynamic = false;
+                        let mut k = 0;
+                        while k < args.len() {
+                            let t = args[k].text.as_str();
+                            let ex = match t {
+                                "-c" | "--cmd" => {
+                                    k += 1;
+                                    args.get(k)
+                                }
+                                _ if t.starts_with('+') => Some(&args[k]),
+                                _ => None,
+                            };
+                            // `:!cmd`, `:silent !cmd`, `:silent! !cmd`
+                            let blank = [':', ' ', '\t'];
+                            let shell = ex.and_then(|a| {
+                                let cmd = a.text.trim_start_matches('+').trim_start_matches(blank);
+                                let cmd = match cmd.strip_prefix("silent") {
+                                    Some(c) => c.strip_prefix('!').unwrap_or(c).trim_start(),
+                                    None => cmd,
+                                };
+                                Some((cmd.strip_prefix('!')?, a.dynamic))
+                            });
+                            if let Some((sh, d)) = shell {
+                                text.push_str(sh);
+                                text.push('\n');
+                                dynamic |= d;
+                            }
+                            k += 1;
+                        }
+                        if text.is_empty() {
+                            Act::None
+                        } else {
+                            Act::Script {
+                                text,
+                                dynamic,
+                                label: format!("{p} -c"),
+                                remote: false,
+                            }
+                        }
+                    }
+                    // GNU tar runs a command for these options
+                    "tar" | "gtar" => {
+                        let (text, dynamic) = args
+                            .iter()
+                            .enumerate()
+                            .filter_map(|(k, a)| {
+                                let t = a.text.as_str();
+                                let v = t
+                                    .strip_prefix("--checkpoint-action=exec=")
+                                    .or_else(|| t.strip_prefix("--to-command="))
+                                    .or_else(|| t.strip_prefix("--use-compress-program="))
+                                    .or_else(|| t.strip_prefix("--info-script="))
+                                    .or_else(|| t.strip_prefix("--new-volume-script="))
+                                    .map(|v| (v.to_string(), a.dynamic));
+                                v.or_else(|| match t {
+                                    "-I"
+                                    | "--to-command"
+                                    | "--use-compress-program"
+                                    | "--info-script"
+                                    | "-F"
+                                    | "--new-volume-script" => {
+                                        args.get(k + 1).map(|n| (n.text.clone(), n.dynamic))
+                                    }
+                                    _ => None,
+                                })
+                            })
+                            .fold((String::new(), false), |(mut t, d), (v, dv)| {
+                                t.push_str(&v);
+                                t.push('\n');
+                                (t, d || dv)
+                            });
+                        if text.is_empty() {
+                            Act::None
+                        } else {
+                            Act::Script {
+                                text,
+                                dynamic,
+                                label: "tar (command option)".into(),
+                                remote: false,
+                            }
+                        }
+                    }
                     "su" => {
                         let mut found = None;
                         let mut k = 0;
@@ -1860,6 +1946,7 @@ impl Walker<'_> {
                         }
                     }
                     "env" | "flock" => {
+                        // (the script, whether it is dynamic, where the arguments after it start)
                         let mut found = None;
                         for (k, a) in args.iter().enumerate() {
                             let t = a.text.as_str();
@@ -1869,19 +1956,31 @@ impl Walker<'_> {
                                 ("-c", "--command")
                             };
                             if t == short || t == long {
-                                found = args.get(k + 1).map(|a| (a.text.clone(), a.dynamic));
+                                found = args.get(k + 1).map(|a| (a.text.clone(), a.dynamic, k + 2));
                                 break;
                             }
                             if let Some(v) = t.strip_prefix(long).and_then(|v| v.strip_prefix('='))
                             {
-                                found = Some((v.to_string(), a.dynamic));
+                                found = Some((v.to_string(), a.dynamic, k + 1));
                                 break;
                             }
                             if t.len() > 2 && t.starts_with(short) {
-                                found = Some((t[2..].to_string(), a.dynamic));
+                                found = Some((t[2..].to_string(), a.dynamic, k + 1));
                                 break;
                             }
                         }
+                        // `env -S 'bash -c' "$script"`: the split string's words come first,
+                        // then env's further arguments, each one word
+                        let found = found.map(|(mut text, mut dynamic, rest)| {
+                            if p == "env" {
+                                for a in args.iter().skip(rest) {
+                                    text.push(' ');
+                                    text.push_str(&single_quoted(&a.text));
+                                    dynamic |= a.dynamic;
+                                }
+                            }
+                            (text, dynamic)
+                        });
                         match found {
                             Some((text, dynamic)) => Act::Script {
                                 text,
@@ -2581,4 +2680,9 @@ impl Walker<'_> {
             self.edge(host, hd);
         }
     }
+}
+
+/// `s` as one single-quoted shell word (`'` written as `'\''`).
+fn single_quoted(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
 }
