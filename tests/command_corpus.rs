@@ -10,10 +10,10 @@
 //! `commands-redteam-2026-12-05.tsv` was written by a helper that never read the packs and
 //! measured once before any tuning (recall 89.1%: evasion rows 84.8%, plain rows 94.3%; false
 //! alarms 2.6%); the families it exposed were then added to the packs, so it is no longer
-//! held out. Now: recall 97.1% (evasion rows 94.7%: the 95% target is not met; plain rows
-//! 100%), false alarms 2.6% (target 2%: not met). The evasion misses are techniques warden does
-//! not follow: a Makefile or `package.json` postinstall written then run, `find -exec` /
-//! `xargs` payloads built from file names, `${PWD%/*}`, and interpreter bodies that upload a
+//! held out. Now: recall 97.5% (evasion rows 95.5%: the 95% target is met since `${PWD%/*}`
+//! is followed; plain rows 100%), false alarms 2.6% (target 2%: not met). The evasion misses
+//! are techniques warden does not follow: a Makefile or `package.json` postinstall written
+//! then run, `find -exec` / `xargs` payloads built from file names, and interpreter bodies that upload a
 //! credential or run a downloaded file through Python's `urllib` or Perl's `remove_tree`. The false alarms are choices: every
 //! force push asks (three rows, `--force-with-lease` to a feature branch among them), as do
 //! `ssh-keyscan >> ~/.ssh/known_hosts` and `install` into `/usr/local/bin`. The test holds
@@ -32,9 +32,10 @@
 //! the provider's own API are not exfiltration): recall 80.6% (evasion 76.0%, plain 87.5%),
 //! false alarms 4.6%. Later, `env -S` with words after its split string, an editor's
 //! `-c '!…'` and tar's command options (`--checkpoint-action=exec=`, `-I`, `--to-command`)
-//! run their commands through the shell analysis: recall 82.5% (evasion 79.2%, plain 87.5%),
-//! false alarms 4.6% — none of the targets is met on it. Left: `find -exec` / `xargs` / `while read` payloads from file names
-//! or listings, `${HOME%/*}` / `${PWD%/*}`, globs such as `~/.ss?/id_[re]*` and `.[!.]*`,
+//! run their commands through the shell analysis, and `${HOME%/*}` / `${PWD%/*/*}` name the
+//! directories up: recall 84.4% (evasion 82.3%, plain 87.5%), false alarms 4.6% — none of the
+//! targets is met on it. Left: `find -exec` / `xargs` / `while read` payloads from file names
+//! or listings, globs such as `~/.ss?/id_[re]*` and `.[!.]*`,
 //! variables holding a credential path or a command's output, tclsh and Lua bodies, `getattr(__import__(…))`, containers that
 //! mount the home and upload from inside, typo-squatted package names; its false alarms are
 //! choices (a bearer token from the environment sent to an unknown host, git hooks and
@@ -78,12 +79,12 @@ fn shipped_packs_on_red_team_corpus() {
 
 #[test]
 fn shipped_packs_on_red_team_corpus_2() {
-    run_corpus_with("commands-redteam-2026-12-05.tsv", (94.6, 98.0, 95.0), 2.6);
+    run_corpus_with("commands-redteam-2026-12-05.tsv", (95.4, 98.0, 97.4), 2.6);
 }
 
 #[test]
 fn shipped_packs_on_red_team_corpus_3() {
-    run_corpus_with("commands-redteam-2026-12-05b.tsv", (79.1, 87.5, 82.5), 4.6);
+    run_corpus_with("commands-redteam-2026-12-05b.tsv", (82.2, 87.5, 84.3), 4.6);
 }
 
 #[test]

@@ -1097,6 +1097,28 @@ impl<'s, 'b> Parser<'s, 'b> {
                     self.push_var(w, name, raw, in_dq);
                     return;
                 }
+                // `${HOME%/*}`, `${PWD%/*/*}`: the directory k levels up, `…/..` k times
+                // (resolved against the tracked cwd like any `..`)
+                let name = &self.s[nstart..name_end];
+                if nstart == ns && matches!(name, b"HOME" | b"PWD") {
+                    let rest = &self.s[name_end..];
+                    let pat = rest
+                        .strip_prefix(b"%")
+                        .filter(|r| !r.starts_with(b"%"))
+                        .and_then(|r| Some(&r[..r.iter().position(|&c| c == b'}')?]));
+                    if let Some(pat) = pat.filter(|p| !p.is_empty() && p.len() % 2 == 0) {
+                        if pat.chunks(2).all(|c| c == b"/*") {
+                            let name = name.to_vec();
+                            self.pos = name_end + 1 + pat.len() + 1;
+                            let raw = self.s[start..self.pos].to_vec();
+                            self.push_var(w, &name, &raw, in_dq);
+                            for _ in 0..pat.len() / 2 {
+                                w.buf.extend_from_slice(b"/..");
+                            }
+                            return;
+                        }
+                    }
+                }
                 // `${X:?msg}` / `${X?msg}` is X or an error; `${HOME:-…}` is $HOME
                 let op = &self.s[name_end..self.s.len().min(name_end + 2)];
                 let name = &self.s[nstart..name_end];

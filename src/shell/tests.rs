@@ -943,6 +943,14 @@ fn variables_on_the_line_are_substituted() {
         cmd("rm -rf \"${HOME:?}\"", "rm").args[1].path.as_deref(),
         Some("/home/u")
     );
+    // `${HOME%/*}`, `${PWD%/*/*}`: directories up; other patterns stay unknown
+    let up = |s: &str| cmd(s, "rm").args[1].path.clone();
+    assert_eq!(up("rm -rf ${HOME%/*}").as_deref(), Some("/home"));
+    assert_eq!(up("rm -rf \"${PWD%/*/*}\"").as_deref(), Some("/home"));
+    assert_eq!(up("rm -rf ${PWD%/*}/.ssh").as_deref(), Some("/home/u/.ssh"));
+    assert!(cmd("rm -rf ${PWD%%/*}", "rm").args[1].dynamic);
+    assert!(cmd("rm -rf ${HOME%/*.txt}", "rm").args[1].dynamic);
+    assert!(cmd("rm -rf ${X%/*}", "rm").args[1].dynamic);
 }
 
 #[test]
