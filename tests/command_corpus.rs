@@ -32,8 +32,9 @@
 //! the provider's own API are not exfiltration): recall 80.6% (evasion 76.0%, plain 87.5%),
 //! false alarms 4.6%. Later, `env -S` with words after its split string, an editor's
 //! `-c '!…'` and tar's command options (`--checkpoint-action=exec=`, `-I`, `--to-command`)
-//! run their commands through the shell analysis, and `${HOME%/*}` / `${PWD%/*/*}` name the
-//! directories up: recall 84.4% (evasion 82.3%, plain 87.5%), false alarms 4.6% — none of the
+//! run their commands through the shell analysis, `${HOME%/*}` / `${PWD%/*/*}` name the
+//! directories up, and a git alias defined with `-c` runs as what it stands for: recall 85.0%
+//! (evasion 83.3%, plain 87.5%), false alarms 4.6% — none of the
 //! targets is met on it. Left: `find -exec` / `xargs` / `while read` payloads from file names
 //! or listings, globs such as `~/.ss?/id_[re]*` and `.[!.]*`,
 //! variables holding a credential path or a command's output, tclsh and Lua bodies, `getattr(__import__(…))`, containers that
@@ -84,7 +85,7 @@ fn shipped_packs_on_red_team_corpus_2() {
 
 #[test]
 fn shipped_packs_on_red_team_corpus_3() {
-    run_corpus_with("commands-redteam-2026-12-05b.tsv", (82.2, 87.5, 84.3), 4.6);
+    run_corpus_with("commands-redteam-2026-12-05b.tsv", (83.2, 87.5, 84.9), 4.6);
 }
 
 #[test]

@@ -17,7 +17,8 @@
 //! Nested scripts (`bash -c`, `sh -lc`, `eval`, `su -c`, `ssh host CMD`,
 //! `watch`, `parallel`, `env -S`, `flock -c`, `echo … | sh`, `sh <<EOF`,
 //! `find -exec`, `xargs`, `docker|podman exec CTR CMD`, `kubectl exec POD -- CMD`,
-//! `vim -c '!CMD'`, tar's `--checkpoint-action=exec=CMD` / `-I CMD` / `--to-command=CMD`)
+//! `vim -c '!CMD'`, tar's `--checkpoint-action=exec=CMD` / `-I CMD` / `--to-command=CMD`,
+//! `git -c alias.NAME=VALUE NAME`)
 //! are analysed recursively; wrappers (`sudo`, `doas`,
 //! `env`, `nice`, `nohup`, `timeout`, `time`, `command`, `exec`, `builtin`,
 //! `stdbuf`, `ionice`, `chrt`, `taskset`, `setsid`, `chroot DIR`, `flock F`,

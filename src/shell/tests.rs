@@ -1256,3 +1256,28 @@ fn editor_and_tar_commands() {
         ["tar", "zstd"]
     );
 }
+
+/// `git -c alias.NAME=…` then `NAME`: the alias is what runs (`!…`: a shell command).
+#[test]
+fn git_aliases_defined_on_the_command_line() {
+    let push = a("git -c alias.p='push --force' p origin main");
+    assert_eq!(
+        progs("git -c alias.p='push --force' p origin main"),
+        ["git", "git"]
+    );
+    assert_eq!(push.commands[1].via, ["git alias"]);
+    assert_eq!(
+        texts(&push.commands[1]),
+        ["push", "--force", "origin", "main"]
+    );
+    // a `!` alias runs its shell command with the arguments after it (the `-c` value alone is
+    // analysed as well, see `git -c`)
+    assert!(a("git -calias.x='!rm -rf' x /")
+        .commands
+        .iter()
+        .any(|c| c.program == "rm" && c.via == ["git alias"] && texts(c) == ["-rf", "/"]));
+    // another subcommand, another key, or an alias defined for another name: nothing runs
+    assert_eq!(progs("git -c alias.p='push -f' status"), ["git"]);
+    assert_eq!(progs("git -c user.name=p p"), ["git"]);
+    assert_eq!(progs("git -C repo -c alias.s=status s"), ["git", "git"]);
+}

@@ -1735,6 +1735,16 @@ impl Walker<'_> {
                             None => Act::None,
                         }
                     }
+                    // `git -c alias.p='push --force' p origin main`: the alias runs
+                    "git" if git_alias(args).is_some() => {
+                        let (text, dynamic) = git_alias(args).unwrap_or_default();
+                        Act::Script {
+                            text,
+                            dynamic,
+                            label: "git alias".into(),
+                            remote: false,
+                        }
+                    }
                     "source" | "." => match args.first().and_then(|a| self.written(a)) {
                         Some(text) => Act::Script {
                             text,
@@ -2680,6 +2690,55 @@ impl Walker<'_> {
             self.edge(host, hd);
         }
     }
+}
+
+/// What `git -c alias.NAME=VALUE … NAME ARGS` runs when its subcommand is an alias defined on
+/// the command line: `git VALUE ARGS`, or the shell command `VALUE ARGS` for a `!VALUE` alias;
+/// and whether it is dynamic.
+fn git_alias(args: &[Arg]) -> Option<(String, bool)> {
+    let mut defs: Vec<(String, String, bool)> = Vec::new();
+    let mut k = 0;
+    while k < args.len() {
+        let t = args[k].text.as_str();
+        let def = match t {
+            "-c" => {
+                k += 1;
+                args.get(k)
+            }
+            _ if t.starts_with("-c") => Some(&args[k]),
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" => {
+                k += 2;
+                continue;
+            }
+            _ if t.starts_with('-') => None,
+            // the subcommand: an alias defined above?
+            _ => {
+                let (value, dynamic) = defs
+                    .into_iter()
+                    .rev()
+                    .find_map(|(n, v, d)| (n == t).then_some((v, d)))?;
+                let mut text = match value.strip_prefix('!') {
+                    Some(sh) => sh.to_string(),
+                    None => format!("git {value}"),
+                };
+                let mut dynamic = dynamic;
+                for a in &args[k + 1..] {
+                    text.push(' ');
+                    text.push_str(&single_quoted(&a.text));
+                    dynamic |= a.dynamic;
+                }
+                return Some((text, dynamic));
+            }
+        };
+        if let Some(a) = def {
+            let d = a.text.trim_start_matches("-c");
+            if let Some((name, value)) = d.strip_prefix("alias.").and_then(|d| d.split_once('=')) {
+                defs.push((name.to_string(), value.to_string(), a.dynamic));
+            }
+        }
+        k += 1;
+    }
+    None
 }
 
 /// `s` as one single-quoted shell word (`'` written as `'\''`).
