@@ -1320,15 +1320,7 @@ mod tests {
     /// Where a reported capture group ends and how short it is, one regex a line.
     #[test]
     fn capture_tail_table() {
-        let tail = |re: &str, g: u32| {
-            let h = regex_syntax::ParserBuilder::new()
-                .unicode(false)
-                .utf8(false)
-                .build()
-                .parse(re)
-                .unwrap();
-            capture_tail(&h, g)
-        };
+        let tail = |re: &str, g: u32| capture_tail(&crate::redact::parse(re, re).unwrap().0, g);
         assert_eq!(tail(r"key=(\S{4,})", 1), Some((0, 4)));
         assert_eq!(tail(r#"key="([^"]{4,})""#, 1), Some((1, 4)));
         assert_eq!(tail(r#"k=(?:"([^"]{4,})"|(\w{6,})\b)"#, 1), Some((1, 4)));

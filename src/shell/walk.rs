@@ -1736,15 +1736,10 @@ impl Walker<'_> {
                         }
                     }
                     // `git -c alias.p='push --force' p origin main`: the alias runs
-                    "git" if git_alias(args).is_some() => {
-                        let (text, dynamic) = git_alias(args).unwrap_or_default();
-                        Act::Script {
-                            text,
-                            dynamic,
-                            label: "git alias".into(),
-                            remote: false,
-                        }
-                    }
+                    "git" => match git_alias(args) {
+                        Some((text, dynamic)) => script(text, dynamic, "git alias".into()),
+                        None => Act::None,
+                    },
                     "source" | "." => match args.first().and_then(|a| self.written(a)) {
                         Some(text) => Act::Script {
                             text,
@@ -1796,16 +1791,7 @@ impl Walker<'_> {
                             }
                             k += 1;
                         }
-                        if text.is_empty() {
-                            Act::None
-                        } else {
-                            Act::Script {
-                                text,
-                                dynamic,
-                                label: format!("{p} -c"),
-                                remote: false,
-                            }
-                        }
+                        script(text, dynamic, format!("{p} -c"))
                     }
                     // GNU tar runs a command for these options
                     "tar" | "gtar" => {
@@ -1838,16 +1824,7 @@ impl Walker<'_> {
                                 t.push('\n');
                                 (t, d || dv)
                             });
-                        if text.is_empty() {
-                            Act::None
-                        } else {
-                            Act::Script {
-                                text,
-                                dynamic,
-                                label: "tar (command option)".into(),
-                                remote: false,
-                            }
-                        }
+                        script(text, dynamic, "tar (command option)".into())
                     }
                     "su" => {
                         let mut found = None;
@@ -2688,6 +2665,20 @@ impl Walker<'_> {
         let io = self.script(text, &mut c2);
         for hd in io.heads.iter() {
             self.edge(host, hd);
+        }
+    }
+}
+
+/// A local nested script to analyse, or nothing when `text` is empty.
+fn script(text: String, dynamic: bool, label: String) -> Act {
+    if text.is_empty() {
+        Act::None
+    } else {
+        Act::Script {
+            text,
+            dynamic,
+            label,
+            remote: false,
         }
     }
 }
