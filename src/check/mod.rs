@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Validator names a redaction rule may use.
-pub const VALIDATORS: [&str; 9] = [
+pub const VALIDATORS: [&str; 10] = [
     "luhn",
     "iban",
     "ssn",
@@ -36,6 +36,7 @@ pub const VALIDATORS: [&str; 9] = [
     "high_entropy",
     "jwt_base64",
     "prefixed_token",
+    "random_token",
 ];
 const SEVERITIES: [&str; 5] = ["info", "low", "medium", "high", "critical"];
 const DEFAULT_SEVERITY: &str = "medium";

@@ -48,6 +48,15 @@ pub enum Validator {
     /// bits per character — and no hash-name prefix (`sha512-`, `md5_`) nor a prefix word
     /// that says public or id (`sb_publishable_`, `client-`, `sq0idp-`).
     PrefixedToken,
+    /// A token after a vendor prefix the rule's regex fixes (`AIK_SECRET_…`, `BSA…`,
+    /// `bkua_…`). The prefix (its leading words of one case or of up to three characters,
+    /// each ending in `_`, `-`, `.` or `:`, within the first 25 bytes) is set aside; the body
+    /// must look random: at least 16 letters and digits, entropy ≥ 3 bits per character, and
+    /// either digits interleaved with letters (two or more digits, four or more letter/digit
+    /// changes) or random mixed case (three or more of each case, not camelCase, the case
+    /// changing at least every third letter). `BSA_CONFIG_FILE_PATH`,
+    /// `rnd_generatorWithSeedAndCount` and `pina_AAAAAAAAAAAAAAAAAAAAAAAAAAAA` fail.
+    RandomToken,
 }
 
 impl Validator {
@@ -63,6 +72,7 @@ impl Validator {
             "high_entropy" => Validator::HighEntropy,
             "jwt_base64" => Validator::JwtBase64,
             "prefixed_token" => Validator::PrefixedToken,
+            "random_token" => Validator::RandomToken,
             _ => return None,
         })
     }
@@ -79,6 +89,7 @@ impl Validator {
             Validator::HighEntropy => "high_entropy",
             Validator::JwtBase64 => "jwt_base64",
             Validator::PrefixedToken => "prefixed_token",
+            Validator::RandomToken => "random_token",
         }
     }
 
@@ -116,6 +127,7 @@ impl Validator {
             Validator::HighEntropy => high_entropy_ok(s),
             Validator::JwtBase64 => jwt_base64_ok(s),
             Validator::PrefixedToken => prefixed_token_ok(s),
+            Validator::RandomToken => random_token_ok(s),
         }
     }
 }
@@ -792,6 +804,55 @@ pub fn prefixed_token_ok(s: &[u8]) -> bool {
         && shannon_entropy(&body) >= 3.3
 }
 
+/// See [`Validator::RandomToken`].
+pub fn random_token_ok(s: &[u8]) -> bool {
+    // prefix words: one case of letters (`AIK`, `sk`, `production`) or short (`1`, `v1`)
+    let is_sep = |c: &u8| matches!(c, b'_' | b'-' | b'.' | b':');
+    let mut prefix = 0;
+    while let Some(len) = s[prefix..].iter().position(is_sep) {
+        let w = &s[prefix..prefix + len];
+        let word = w.iter().all(u8::is_ascii_lowercase) || w.iter().all(u8::is_ascii_uppercase);
+        if prefix + len >= 25 || !(word || (1..=3).contains(&len)) {
+            break;
+        }
+        prefix += len + 1;
+    }
+    let body: Vec<u8> = s[prefix..]
+        .iter()
+        .copied()
+        .filter(u8::is_ascii_alphanumeric)
+        .collect();
+    if body.len() < 16 || !secret_value_ok(s) || shannon_entropy(&body) < 3.0 {
+        return false;
+    }
+    let count = |f: fn(&u8) -> bool| body.iter().filter(|c| f(c)).count();
+    let (upper, lower, digits) = (
+        count(u8::is_ascii_uppercase),
+        count(u8::is_ascii_lowercase),
+        count(u8::is_ascii_digit),
+    );
+    // digits interleaved with letters: two or more digits, four or more letter/digit changes
+    let mixes = body
+        .windows(2)
+        .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
+        .count();
+    if digits >= 2 && upper + lower >= 2 && mixes >= 4 {
+        return true;
+    }
+    // else random mixed case: not camelCase (`HTTPServerConfigLoader2`), the case changing at
+    // least every third letter
+    let letters: Vec<u8> = body
+        .iter()
+        .copied()
+        .filter(u8::is_ascii_alphabetic)
+        .collect();
+    let flips = letters
+        .windows(2)
+        .filter(|w| w[0].is_ascii_uppercase() != w[1].is_ascii_uppercase())
+        .count();
+    upper.min(lower) >= 3 && !word_like(&body) && flips * 3 >= letters.len()
+}
+
 /// Shannon entropy of the bytes of `s`, in bits per byte (0.0 for empty input).
 pub fn shannon_entropy(s: &[u8]) -> f64 {
     if s.is_empty() {
@@ -1361,6 +1422,34 @@ mod tests {
     fn entropy() {
         assert_eq!(shannon_entropy(b"aaaa"), 0.0);
         assert!((shannon_entropy(b"abcd") - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn random_token_wants_a_random_body_after_its_prefix() {
+        for (token, ok) in [
+            (
+                "AIK_SECRET_8sOfKH8oxFfysjyGoUWGZ7Z54vFb4pBXNTQb5igKY4oO8dIimwswmpCWl",
+                true,
+            ),
+            ("BSAWfe55KfgPt7QGOy8Zgq-oDxsonGH", true),
+            ("bkua_dzf9ivbn8a40velf2iy21h2uehw9hhzt9hng0u8i", true),
+            ("rpa_KTK2EAA6LQFZBG5VI3Z3XVX8LPPLVL5A3S0517GHaI57Qt", true),
+            ("PMAT-01HQ8V3XKD2N7M4P9R6T5W1Y0Z", true),
+            ("sm_pat_19azdTvR7XW5pUPA", true),
+            // identifiers, words and placeholders after the prefix
+            ("BSA_CONFIG_FILE_PATH_NAME_2021", false),
+            ("rnd_generatorWithSeedAndCount1", false),
+            ("phx_liveViewComponentRenderer2", false),
+            ("BSA_HTTPServerConfigLoader", false),
+            ("BSA_HTTPServerConfigLoader2", false),
+            ("tokenCountForTheWHOLEThing2", false),
+            ("pina_AAAAAAAAAAAAAAAAAAAAAAAAAAAA", false),
+            ("v2_build_2021_x86_64_release", false),
+            ("unkey_XXXXXXXXXXXXXXXXXXXXXXXX", false),
+            ("sm_pat_abc123", false),
+        ] {
+            assert_eq!(random_token_ok(token.as_bytes()), ok, "{token}");
+        }
     }
 
     #[test]

@@ -1121,7 +1121,6 @@ impl<'s, 'b> Parser<'s, 'b> {
                 }
                 // `${X:?msg}` / `${X?msg}` is X or an error; `${HOME:-…}` is $HOME
                 let op = &self.s[name_end..self.s.len().min(name_end + 2)];
-                let name = &self.s[nstart..name_end];
                 if nstart == ns
                     && !name.is_empty()
                     && (op.first() == Some(&b'?')
