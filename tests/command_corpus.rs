@@ -10,11 +10,11 @@
 //! `commands-redteam-2026-12-05.tsv` was written by a helper that never read the packs and
 //! measured once before any tuning (recall 89.1%: evasion rows 84.8%, plain rows 94.3%; false
 //! alarms 2.6%); the families it exposed were then added to the packs, so it is no longer
-//! held out. Now: recall 97.5% (evasion rows 95.5%: the 95% target is met since `${PWD%/*}`
-//! is followed; plain rows 100%), false alarms 2.6% (target 2%: not met). The evasion misses
-//! are techniques warden does not follow: a Makefile or `package.json` postinstall written
-//! then run, `find -exec` / `xargs` payloads built from file names, and interpreter bodies that upload a
-//! credential or run a downloaded file through Python's `urllib` or Perl's `remove_tree`. The false alarms are choices: every
+//! held out. Now: recall 99.2% (evasion rows 98.5%: the 95% target is met since `${PWD%/*}`
+//! is followed, and `find -name` / `ls` listings feed `-exec` and `xargs` since the
+//! twenty-fourth session; plain rows 100%), false alarms 2.6% (target 2%: not met). The
+//! evasion misses are techniques warden does not follow: a Makefile or `package.json`
+//! postinstall written to another directory then run. The false alarms are choices: every
 //! force push asks (three rows, `--force-with-lease` to a feature branch among them), as do
 //! `ssh-keyscan >> ~/.ssh/known_hosts` and `install` into `/usr/local/bin`. The test holds
 //! the level reached, so it cannot silently fall.
@@ -34,10 +34,14 @@
 //! `-c '!…'` and tar's command options (`--checkpoint-action=exec=`, `-I`, `--to-command`)
 //! run their commands through the shell analysis, `${HOME%/*}` / `${PWD%/*/*}` name the
 //! directories up, and a git alias defined with `-c` runs as what it stands for: recall 85.0%
-//! (evasion 83.3%, plain 87.5%), false alarms 4.6% — none of the
-//! targets is met on it. Left: `find -exec` / `xargs` / `while read` payloads from file names
-//! or listings, globs such as `~/.ss?/id_[re]*` and `.[!.]*`,
-//! variables holding a credential path or a command's output, tclsh and Lua bodies, `getattr(__import__(…))`, containers that
+//! (evasion 83.3%, plain 87.5%), false alarms 4.6%. Then globs over the home's credential
+//! folders (`~/.ss?/id_[re]*`) and relative globs in the tracked cwd (`cd ~ && rm -rf
+//! .[!.]*`), `find -name` matches standing for `{}` and printed to `xargs`, `ls` listings,
+//! `-exec` output as find's, `xargs -I R` / `-a FILE`, `$(<file)` as a read, a variable
+//! holding a command's output (`k=$(gh auth token); curl …$k`) fed by it, and DNS lookups as
+//! senders: recall 90.6% (evasion 92.7%, plain 87.5%), false alarms 4.6% — none of the
+//! targets is met on it. Left: `while read` payloads from listings, `rm -rf ../*/.git`,
+//! tclsh and Lua bodies, `getattr(__import__(…))`, containers that
 //! mount the home and upload from inside, typo-squatted package names; its false alarms are
 //! choices (a bearer token from the environment sent to an unknown host, git hooks and
 //! `core.hooksPath` written, a force push to a feature branch all ask).
@@ -80,12 +84,12 @@ fn shipped_packs_on_red_team_corpus() {
 
 #[test]
 fn shipped_packs_on_red_team_corpus_2() {
-    run_corpus_with("commands-redteam-2026-12-05.tsv", (95.4, 98.0, 97.4), 2.6);
+    run_corpus_with("commands-redteam-2026-12-05.tsv", (98.4, 98.0, 99.1), 2.6);
 }
 
 #[test]
 fn shipped_packs_on_red_team_corpus_3() {
-    run_corpus_with("commands-redteam-2026-12-05b.tsv", (83.2, 87.5, 84.9), 4.6);
+    run_corpus_with("commands-redteam-2026-12-05b.tsv", (92.7, 87.5, 90.6), 4.6);
 }
 
 #[test]

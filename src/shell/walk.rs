@@ -33,6 +33,8 @@ pub(crate) fn run_python(code: &str, opts: &Options) -> Analysis {
         funcs: Vec::new(),
         aliases: Vec::new(),
         files: Vec::new(),
+        exec_children: Vec::new(),
+        var_sources: Vec::new(),
         ran_written: None,
         active: Vec::new(),
         home: opts.home,
@@ -94,6 +96,8 @@ pub(crate) fn run(command: &str, opts: &Options) -> Analysis {
         funcs: Vec::new(),
         aliases: Vec::new(),
         files: Vec::new(),
+        exec_children: Vec::new(),
+        var_sources: Vec::new(),
         ran_written: None,
         active: Vec::new(),
         home: opts.home,
@@ -144,6 +148,12 @@ struct Walker<'o> {
     ran_written: Option<String>,
     /// Functions and aliases being expanded (no recursive expansion).
     active: Vec<String>,
+    /// (`find` command, a command its `-exec` ran): what the child writes is `find`'s
+    /// output, so whatever `find` feeds, the child feeds too.
+    exec_children: Vec<(usize, usize)>,
+    /// Variables holding a command's output (`k=$(gh auth token)`): name, the commands whose
+    /// output it is. A later word using the variable is fed by them, as by `$(…)` in place.
+    var_sources: Vec<(String, Vec<usize>)>,
     home: Option<&'o str>,
     max_depth: usize,
     budget: Budget,
@@ -264,6 +274,11 @@ impl Ids {
     }
 }
 
+/// Most paths a `find … -exec` stands for (its `-name` globs over known entries).
+const MAX_FIND_NAMES: usize = 8;
+/// Most variables whose command sources are remembered (`k=$(…)`).
+const MAX_VAR_SOURCES: usize = 32;
+
 /// A word after its substitutions were walked.
 struct AW {
     text: String,
@@ -273,6 +288,8 @@ struct AW {
     split: bool,
     /// Unquoted `{` in the word: brace expansion applies.
     brace: bool,
+    /// Unquoted `*`, `?` or `[` in the word: it may be a glob of relative paths.
+    glob: bool,
 }
 
 /// Does a program word still hold a glob (`*`, `?`, or a `[…]` class; the `[` and `[[`
@@ -283,6 +300,129 @@ fn program_glob(text: &str) -> bool {
         && !text.starts_with("../")
         && (text.contains(['*', '?'])
             || (text.contains('[') && text.contains(']') && text != "[" && text != "[["))
+}
+
+/// The file the last `xargs` among `head` reads its arguments from (`-a F`, `--arg-file=F`).
+fn xargs_arg_file(head: &[String]) -> Option<String> {
+    let x = head
+        .iter()
+        .rposition(|w| w == "xargs" || w.ends_with("/xargs"))?;
+    let opts = &head[x + 1..];
+    for (k, w) in opts.iter().enumerate() {
+        match w.as_str() {
+            "-a" | "--arg-file" => return opts.get(k + 1).cloned(),
+            _ if w.starts_with("--arg-file=") => return Some(w[11..].to_string()),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The replace string of the last `xargs` among `head` (`-I R`, `-IR`, `-i`, `--replace`).
+fn xargs_replace(head: &[String]) -> Option<String> {
+    let x = head
+        .iter()
+        .rposition(|w| w == "xargs" || w.ends_with("/xargs"))?;
+    let opts = &head[x + 1..];
+    for (k, w) in opts.iter().enumerate() {
+        match w.as_str() {
+            "-I" => return opts.get(k + 1).cloned(),
+            "-i" | "--replace" => return Some("{}".into()),
+            _ if w.starts_with("-I") => return Some(w[2..].to_string()),
+            _ if w.starts_with("--replace=") => return Some(w[10..].to_string()),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// What `{}` stands for in `find START … -exec … {}` (and what `find` prints): everything
+/// under START unfiltered (`START/*`, read as START), with a `-name` / `-iname` test the
+/// names it admits under START (not a negated one: `! -name '*.pub'`), globbed over the
+/// known entries there (`find ~/.ssh -name 'id_*'` → the key files), else `START/{}`.
+/// Returns the paths and whether they are dynamic.
+fn find_paths(c: &SimpleCommand, home: Option<&str>) -> (Vec<String>, bool) {
+    let args = &c.args[..];
+    // `{}` is something under the start path
+    let start = args
+        .iter()
+        .take_while(|a| !a.text.starts_with(['-', '(', '!']) || a.dynamic)
+        .next();
+    // unfiltered: everything under it, the start included (`x/*` is
+    // read as `x`); filtered (`-name`, `-type` …): something below it
+    let filtered = args.iter().any(|a| {
+        a.text.starts_with('-')
+            && !matches!(
+                a.text.as_str(),
+                "-exec"
+                    | "-execdir"
+                    | "-ok"
+                    | "-okdir"
+                    | "-depth"
+                    | "-xdev"
+                    | "-mount"
+                    | "-L"
+                    | "-P"
+                    | "-H"
+                    | "-maxdepth"
+                    | "-mindepth"
+                    | "-delete"
+                    | "-print"
+                    | "-print0"
+            )
+    });
+    // the names a `-name` / `-iname` test admits (not a negated one:
+    // `! -name '*.pub'`): `{}` is one of them under the start path
+    // (`find ~/.ssh -name 'id_*'` → `~/.ssh/id_*`, a glob over its keys)
+    let names: Vec<&str> = args
+        .windows(2)
+        .enumerate()
+        .filter(|(j, w)| {
+            matches!(w[0].text.as_str(), "-name" | "-iname")
+                && !w[1].dynamic
+                && !w[1].text.contains('/')
+                && (*j == 0 || !matches!(args[j - 1].text.as_str(), "!" | "-not"))
+        })
+        .map(|(_, w)| w[1].text.as_str())
+        .take(MAX_FIND_NAMES)
+        .collect();
+    let tails: Vec<&str> = if !filtered {
+        vec!["*"]
+    } else if names.is_empty() {
+        vec!["{}"]
+    } else {
+        names
+    };
+    let (base, under_dyn) = match start {
+        Some(a) => (a.text.trim_end_matches('/').to_string(), a.dynamic),
+        None => (".".to_string(), false),
+    };
+    // a name glob over a directory with known entries is those entries
+    // (also inside a word: `-F f=@{}`)
+    let unders: Vec<String> = tails
+        .iter()
+        .flat_map(|tail| {
+            let under = format!("{base}/{tail}");
+            let under = if under.len() <= 3 {
+                under
+            } else {
+                under.replace("//", "/")
+            };
+            let abs = match (&c.cwd, under.starts_with(['/', '~'])) {
+                (Some(d), false) => format!("{}/{under}", d.trim_end_matches('/')),
+                _ => under.clone(),
+            };
+            match (*tail != "{}" && !under_dyn)
+                .then(|| expand::top_glob(&abs, home))
+                .flatten()
+            {
+                Some(found) => found,
+                None => vec![under],
+            }
+        })
+        .take(MAX_FIND_NAMES)
+        .collect();
+    (unders, under_dyn)
 }
 
 /// What `echo` / `printf` with these arguments print (escapes applied).
@@ -344,6 +484,7 @@ impl AW {
             assign: false,
             split: false,
             brace: false,
+            glob: false,
         }
     }
 }
@@ -568,6 +709,16 @@ impl Walker<'_> {
             return;
         }
         self.out.feeds.push((a, b));
+        // `find … -exec cat {} + | nc …`: the `-exec` commands' output is find's
+        let children: Vec<usize> = self
+            .exec_children
+            .iter()
+            .filter(|&&(p, _)| p == a)
+            .map(|&(_, ch)| ch)
+            .collect();
+        for ch in children {
+            self.edge(ch, b);
+        }
     }
 
     fn script(&mut self, src: &str, ctx: &mut Ctx) -> Io {
@@ -643,7 +794,8 @@ impl Walker<'_> {
 
     /// What a pipeline stage writes to stdout, when static: `echo`/`printf`
     /// output, a decoder's (`base64 -d`, `xxd -r -p`, `rev`, `tr`, `openssl
-    /// enc -d`) output of a literal input, `cat` passing its input on. A
+    /// enc -d`) output of a literal input, `cat` passing its input on, the names
+    /// `ls FILE…` lists and the paths `find START -name PAT` prints. A
     /// decoder of unknown input yields dynamic output.
     fn stage_output(&self, io: &Io, input: Option<Stdin>) -> Option<Stdin> {
         if io.tails.len() != 1 || io.heads != io.tails {
@@ -708,6 +860,49 @@ impl Walker<'_> {
             "rev" if texts.is_empty() => decoded(&|t| Some(expand::rev(t))),
             "tr" if !dynamic => decoded(&|t| expand::tr(&texts, t)),
             "cat" | "tee" if texts.is_empty() || texts == ["-"] => input,
+            // `find START -name PAT` prints the paths its test admits (see `find_paths`)
+            // (only paths resolved to known entries or exact names; any other path makes the
+            // output dynamic, with the resolved ones still in its text for `xargs`)
+            "find" if !c.has_flag(&["-exec", "-execdir", "-ok", "-okdir", "-delete"]) => {
+                let (paths, dynamic) = find_paths(c, self.home);
+                let (known, unknown): (Vec<String>, Vec<String>) = paths
+                    .into_iter()
+                    .partition(|p| !p.contains(['*', '?', '[']) && !p.ends_with("{}"));
+                Some(Stdin {
+                    text: if dynamic {
+                        String::new()
+                    } else {
+                        known.join("\n")
+                    },
+                    dynamic: dynamic || !unknown.is_empty(),
+                })
+            }
+            // `ls PATH…` lists what warden knows of each (`expand::listing`: a known folder's
+            // entry names, a known entry itself, as a glob there expanded to); any other path
+            // makes the output dynamic, the known part still in its text for `xargs`
+            "ls" if !dynamic
+                && texts.iter().any(|t| !t.starts_with('-'))
+                && texts
+                    .iter()
+                    .all(|t| !t.starts_with('-') || matches!(*t, "-1" | "-a" | "-A")) =>
+            {
+                let mut known = Vec::new();
+                let mut unknown = false;
+                for a in c.positionals() {
+                    match a
+                        .path
+                        .as_deref()
+                        .and_then(|p| expand::listing(p, self.home))
+                    {
+                        Some(names) => known.extend(names),
+                        None => unknown = true,
+                    }
+                }
+                Some(Stdin {
+                    text: known.join("\n"),
+                    dynamic: unknown,
+                })
+            }
             _ => None,
         }
     }
@@ -984,6 +1179,7 @@ impl Walker<'_> {
             vars,
             dyn_other,
             brace,
+            glob,
             ..
         } = w;
         if subs.is_empty() && vars.is_empty() {
@@ -993,12 +1189,18 @@ impl Walker<'_> {
                 assign,
                 split: false,
                 brace,
+                glob,
             };
         }
         let mut still_dynamic = dyn_other;
         let mut split = false;
         // (offset, length, replacement) edits over the parsed text
         let mut edits: Vec<(usize, usize, String)> = Vec::new();
+        for v in &vars {
+            if let Some((_, src)) = self.var_sources.iter().find(|(n, _)| *n == v.name) {
+                feeders.extend(src.iter().copied());
+            }
+        }
         for v in vars {
             match ctx.lookup(&v.name) {
                 // an `IFS` set on the line to other characters than blanks (or to an unknown
@@ -1068,6 +1270,7 @@ impl Walker<'_> {
             assign,
             split: split && !assign,
             brace,
+            glob,
         }
     }
 
@@ -1185,7 +1388,7 @@ impl Walker<'_> {
         }
         let (redirects, here) = self.redirects(s.redirs, ctx, &mut feeders, &mut fed);
         let first = argv.iter().position(|a| !a.assign).unwrap_or(argv.len());
-        let argv = self.expand_words(argv, first);
+        let argv = self.expand_words(argv, first, ctx.cwd.as_deref());
         // assignments: tracked when alone, and run as a command when the
         // variable's value is one (`GIT_SSH_COMMAND=… git fetch`)
         for a in &argv[..first] {
@@ -1196,17 +1399,35 @@ impl Walker<'_> {
             }
             if first >= argv.len() {
                 ctx.set_var(name, (!a.dynamic).then(|| value.to_string()));
+                // what fed the line's words is what the variable now holds
+                self.var_sources.retain(|(n, _)| n != name);
+                if !feeders.is_empty() && self.var_sources.len() < MAX_VAR_SOURCES {
+                    self.var_sources.push((name.to_string(), feeders.clone()));
+                }
             }
         }
         if first >= argv.len() {
             if redirects.is_empty() || self.out.commands.len() >= MAX_COMMANDS {
                 return Io::default();
             }
-            // redirection-only command (`> /etc/hosts` truncates the file)
+            // redirection-only command (`> /etc/hosts` truncates the file); a lone input
+            // redirection reads its file, `$(<file)` being bash's `$(cat file)`
             let idx = self.out.commands.len();
+            let (program, args, redirects) = match &redirects[..] {
+                [r] if r.op == RedirOp::Read && r.fd.is_none_or(|f| f == 0) => (
+                    "cat".to_string(),
+                    vec![Arg {
+                        text: r.target.clone(),
+                        path: r.path.clone(),
+                        dynamic: r.dynamic,
+                    }],
+                    Vec::new(),
+                ),
+                _ => (String::new(), Vec::new(), redirects),
+            };
             self.out.commands.push(SimpleCommand {
-                program: String::new(),
-                args: Vec::new(),
+                program,
+                args,
                 redirects,
                 dynamic_program: false,
                 nested_dynamic: false,
@@ -1241,8 +1462,9 @@ impl Walker<'_> {
     }
 
     /// Word splitting of unquoted expansions, brace expansion, and globs over
-    /// well-known entries (`expand::top_glob`; words from `first` on).
-    fn expand_words(&mut self, argv: Vec<AW>, first: usize) -> Vec<AW> {
+    /// well-known entries (`expand::top_glob`; words from `first` on). A relative glob is
+    /// read in the tracked `cwd` (`cd ~ && rm -rf .[!.]*` names the home's dot-entries).
+    fn expand_words(&mut self, argv: Vec<AW>, first: usize, cwd: Option<&str>) -> Vec<AW> {
         if !argv
             .iter()
             .any(|a| a.split || a.brace || a.text.contains(['*', '?', '[']))
@@ -1295,8 +1517,13 @@ impl Walker<'_> {
                 };
                 let mut produced = Vec::with_capacity(list.len());
                 for t in list {
+                    let relative = w.glob && !t.starts_with(['/', '~', '-']);
+                    let abs = match cwd.filter(|_| relative) {
+                        Some(c) => format!("{}/{t}", c.trim_end_matches('/')),
+                        None => t.clone(),
+                    };
                     match (!w.dynamic)
-                        .then(|| expand::top_glob(&t, self.home))
+                        .then(|| expand::top_glob(&abs, self.home))
                         .flatten()
                     {
                         Some(g) => produced.extend(g.into_iter().map(|g| AW::lit(g, false))),
@@ -1545,6 +1772,12 @@ impl Walker<'_> {
             Some(c) => c,
             None => ctx.cwd.clone(),
         };
+        // the words before the command (`xargs -I{}`'s options among them)
+        let argv_head: Vec<String> = if xargs {
+            argv[..i].iter().map(|a| a.text.clone()).collect()
+        } else {
+            Vec::new()
+        };
         let mut it = argv.into_iter().skip(i);
         let pw = it.next()?;
         // a glob left in the program name (`/opt/tools/r?`: none of the known program
@@ -1572,25 +1805,74 @@ impl Walker<'_> {
             });
         }
         if xargs {
-            // a literal piped into xargs gives known arguments
-            match stdin
+            // a literal piped into xargs gives known arguments; an input known only in part
+            // (`find ~ -name .env -o -name '*.pem'`) gives those and an unknown one. With
+            // `-I R`, each argument holding R is also given once for each input word, R
+            // replaced (`ls ~/.aws | xargs -I{} curl -T ~/.aws/{} …`)
+            // `-a FILE` reads the arguments from a file this line wrote, if known
+            let from_file =
+                xargs_arg_file(&argv_head).map(|f| match self.written_path(&f, cwd.as_deref()) {
+                    Some(text) => Stdin {
+                        text,
+                        dynamic: false,
+                    },
+                    None => Stdin {
+                        text: String::new(),
+                        dynamic: true,
+                    },
+                });
+            let known = from_file
                 .as_ref()
-                .filter(|s| !s.dynamic && !s.text.contains(SUB_MARKER))
-            {
-                Some(s) => {
-                    for w in s.text.split_whitespace().take(MAX_WORDS) {
-                        args.push(Arg {
-                            text: w.to_string(),
-                            path: arg_path(w, cwd.as_deref(), self.home),
-                            dynamic: false,
-                        });
+                .or(stdin.as_ref())
+                .filter(|s| !s.text.contains(SUB_MARKER));
+            let mut more: Vec<String> = Vec::new();
+            match xargs_replace(&argv_head) {
+                // one item a line: the first takes R's place in the arguments themselves
+                // (`xargs -I% sh -c '%'`), the others are appended as copies
+                Some(r) => {
+                    let items: Vec<&str> = known
+                        .iter()
+                        .flat_map(|s| s.text.lines())
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty())
+                        .take(MAX_WORDS)
+                        .collect();
+                    for a in args
+                        .iter_mut()
+                        .filter(|a| !a.dynamic && a.text.contains(r.as_str()))
+                    {
+                        for w in items.iter().skip(1) {
+                            if more.len() < MAX_WORDS {
+                                more.push(a.text.replace(r.as_str(), w));
+                            }
+                        }
+                        if let Some(w) = items.first() {
+                            a.text = a.text.replace(r.as_str(), w);
+                            a.path = arg_path(&a.text, cwd.as_deref(), self.home);
+                        }
                     }
                 }
-                None => args.push(Arg {
+                None => more.extend(
+                    known
+                        .iter()
+                        .flat_map(|s| s.text.split_whitespace())
+                        .take(MAX_WORDS)
+                        .map(str::to_string),
+                ),
+            }
+            for w in more {
+                args.push(Arg {
+                    path: arg_path(&w, cwd.as_deref(), self.home),
+                    text: w,
+                    dynamic: false,
+                });
+            }
+            if known.is_none_or(|s| s.dynamic) {
+                args.push(Arg {
                     text: "…".to_string(),
                     path: None,
                     dynamic: true,
-                }),
+                });
             }
         }
         if dynamic_program {
@@ -1981,71 +2263,37 @@ impl Walker<'_> {
                     "find" => {
                         let mut v = Vec::new();
                         let mut k = 0;
-                        // `{}` is something under the start path
-                        let start = args
-                            .iter()
-                            .take_while(|a| !a.text.starts_with(['-', '(', '!']) || a.dynamic)
-                            .next();
-                        // unfiltered: everything under it, the start included (`x/*` is
-                        // read as `x`); filtered (`-name`, `-type` …): something below it
-                        let filtered = args.iter().any(|a| {
-                            a.text.starts_with('-')
-                                && !matches!(
-                                    a.text.as_str(),
-                                    "-exec"
-                                        | "-execdir"
-                                        | "-ok"
-                                        | "-okdir"
-                                        | "-depth"
-                                        | "-xdev"
-                                        | "-mount"
-                                        | "-L"
-                                        | "-P"
-                                        | "-H"
-                                        | "-maxdepth"
-                                        | "-mindepth"
-                                        | "-delete"
-                                        | "-print"
-                                        | "-print0"
-                                )
-                        });
-                        let tail = if filtered { "{}" } else { "*" };
-                        let (under, under_dyn) = match start {
-                            Some(a) => (
-                                format!("{}/{tail}", a.text.trim_end_matches('/')),
-                                a.dynamic,
-                            ),
-                            None => (format!("./{tail}"), false),
-                        };
-                        let under = if under.len() <= 3 {
-                            under
-                        } else {
-                            under.replace("//", "/")
-                        };
+                        let (unders, under_dyn) = find_paths(c, self.home);
                         while k < args.len() {
                             if matches!(
                                 args[k].text.as_str(),
                                 "-exec" | "-execdir" | "-ok" | "-okdir"
                             ) {
-                                let mut seg = Vec::new();
-                                k += 1;
+                                let from = k + 1;
+                                k = from;
                                 while k < args.len()
                                     && !(args[k].text == ";" || args[k].text == "+")
                                 {
-                                    let a = &args[k];
-                                    let brace = a.text.contains("{}");
-                                    seg.push(AW::lit(
-                                        if brace {
-                                            a.text.replace("{}", &under)
-                                        } else {
-                                            a.text.clone()
-                                        },
-                                        a.dynamic || (brace && under_dyn),
-                                    ));
                                     k += 1;
                                 }
-                                if !seg.is_empty() {
-                                    v.push(seg);
+                                for under in &unders {
+                                    let seg: Vec<AW> = args[from..k]
+                                        .iter()
+                                        .map(|a| {
+                                            let brace = a.text.contains("{}");
+                                            AW::lit(
+                                                if brace {
+                                                    a.text.replace("{}", under)
+                                                } else {
+                                                    a.text.clone()
+                                                },
+                                                a.dynamic || (brace && under_dyn),
+                                            )
+                                        })
+                                        .collect();
+                                    if !seg.is_empty() {
+                                        v.push(seg);
+                                    }
                                 }
                             }
                             k += 1;
@@ -2139,7 +2387,10 @@ impl Walker<'_> {
                     if remote {
                         c2.cwd = None;
                     }
-                    self.emit(seg, 0, Vec::new(), &mut c2, None, Some(label));
+                    let child = self.emit(seg, 0, Vec::new(), &mut c2, None, Some(label));
+                    if let Some(ch) = child.filter(|_| !remote) {
+                        self.exec_children.push((idx, ch));
+                    }
                 }
             }
         }
@@ -2438,11 +2689,15 @@ impl Walker<'_> {
                 script = true;
                 break;
             }
+            // a cluster of one-letter switches ending in the code flag (`perl -lne`), not a
+            // module option (`-MFile::Path=remove_tree`, `-MDate`) or an include path (`-Ilibe`)
             let is_code_flag = flags.contains(&t)
                 || (matches!(lang, Lang::Perl | Lang::Python)
                     && t.len() > 2
                     && t.starts_with('-')
                     && !t.starts_with("--")
+                    && !matches!(t.as_bytes()[1], b'M' | b'm' | b'I')
+                    && t[1..].bytes().all(|b| b.is_ascii_alphabetic())
                     && flags.iter().any(|f| t.ends_with(&f[1..])));
             if is_code_flag {
                 if let Some(b) = c.args.get(k + 1) {
