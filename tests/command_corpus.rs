@@ -38,9 +38,10 @@
 //! folders (`~/.ss?/id_[re]*`) and relative globs in the tracked cwd (`cd ~ && rm -rf
 //! .[!.]*`), `find -name` matches standing for `{}` and printed to `xargs`, `ls` listings,
 //! `-exec` output as find's, `xargs -I R` / `-a FILE`, `$(<file)` as a read, a variable
-//! holding a command's output (`k=$(gh auth token); curl …$k`) fed by it, and DNS lookups as
-//! senders: recall 90.6% (evasion 92.7%, plain 87.5%), false alarms 4.6% — none of the
-//! targets is met on it. Left: `while read` payloads from listings, `rm -rf ../*/.git`,
+//! holding a command's output (`k=$(gh auth token); curl …$k`) fed by it, a token spelled
+//! into a DNS lookup, and another repository's `.git` deleted: recall 91.2% (evasion 93.8%,
+//! plain 87.5%), false alarms 4.6% — none of the targets is met on it. Left: `while read`
+//! payloads from listings,
 //! tclsh and Lua bodies, `getattr(__import__(…))`, containers that
 //! mount the home and upload from inside, typo-squatted package names; its false alarms are
 //! choices (a bearer token from the environment sent to an unknown host, git hooks and
@@ -89,7 +90,7 @@ fn shipped_packs_on_red_team_corpus_2() {
 
 #[test]
 fn shipped_packs_on_red_team_corpus_3() {
-    run_corpus_with("commands-redteam-2026-12-05b.tsv", (92.7, 87.5, 90.6), 4.6);
+    run_corpus_with("commands-redteam-2026-12-05b.tsv", (93.7, 87.5, 91.2), 4.6);
 }
 
 #[test]

@@ -273,11 +273,20 @@ pub(crate) fn listing(path: &str, home: Option<&str>) -> Option<Vec<String>> {
     if let Some(names) = known_entries(path, home) {
         return Some(names.iter().map(|n| n.to_string()).collect());
     }
+    // a file in a credential folder (its folders, `sso` and `private-keys-v1.d`, list
+    // contents warden does not know)
     let (dir, name) = path.rsplit_once('/')?;
-    let dir = if dir.is_empty() { "/" } else { dir };
-    known_entries(dir, home)?
-        .contains(&name)
+    let names = known_entries(dir, home).filter(|n| credential_folder(n))?;
+    (names.contains(&name) && !matches!(name, "sso" | "private-keys-v1.d"))
         .then(|| vec![path.to_string()])
+}
+
+/// Is `names` the entry list of a credential folder (`~/.ssh`, `~/.aws`, `~/.kube`,
+/// `~/.docker`, `~/.gnupg`), where even a lone `*` is read as the entries it names?
+fn credential_folder(names: &[&str]) -> bool {
+    [SSH_NAMES, AWS_NAMES, KUBE_NAMES, DOCKER_NAMES, GNUPG_NAMES]
+        .iter()
+        .any(|l| std::ptr::eq(*l, names))
 }
 
 /// Globs in the components of an absolute or `~` path, each matched against the
@@ -324,13 +333,14 @@ pub(crate) fn top_glob(text: &str, home: Option<&str>) -> Option<Vec<String>> {
             }
             continue;
         }
-        // a lone `*` stays (`x/*` reads as `x`)
-        let glob = has_glob(part) && part != "*";
+        // a lone `*` stays (`x/*` reads as `x`), except in a credential folder (its files)
         let mut next = Vec::with_capacity(paths.len());
         let mut stop = false;
         for p in &paths {
             let dir = if p.is_empty() { "/" } else { p.as_str() };
-            match known_entries(dir, home).filter(|_| glob) {
+            let entries = known_entries(dir, home);
+            let glob = has_glob(part) && (part != "*" || entries.is_some_and(credential_folder));
+            match entries.filter(|_| glob) {
                 Some(names) => {
                     expanded = true;
                     next.extend(

@@ -274,8 +274,10 @@ impl Ids {
     }
 }
 
-/// Most paths a `find … -exec` stands for (its `-name` globs over known entries).
-const MAX_FIND_NAMES: usize = 8;
+/// Most `-name` tests of a `find` followed (more make what it finds unknown).
+const MAX_FIND_NAMES: usize = 32;
+/// Longest word a `{}` / `xargs -I` replacement may build; past it the word stays as written.
+const MAX_REPLACED: usize = 4096;
 /// Most variables whose command sources are remembered (`k=$(…)`).
 const MAX_VAR_SOURCES: usize = 32;
 
@@ -312,6 +314,7 @@ fn xargs_arg_file(head: &[String]) -> Option<String> {
         match w.as_str() {
             "-a" | "--arg-file" => return opts.get(k + 1).cloned(),
             _ if w.starts_with("--arg-file=") => return Some(w[11..].to_string()),
+            _ if w.starts_with("-a") && w.len() > 2 => return Some(w[2..].to_string()),
             _ => {}
         }
     }
@@ -324,16 +327,31 @@ fn xargs_replace(head: &[String]) -> Option<String> {
         .iter()
         .rposition(|w| w == "xargs" || w.ends_with("/xargs"))?;
     let opts = &head[x + 1..];
-    for (k, w) in opts.iter().enumerate() {
-        match w.as_str() {
-            "-I" => return opts.get(k + 1).cloned(),
-            "-i" | "--replace" => return Some("{}".into()),
-            _ if w.starts_with("-I") => return Some(w[2..].to_string()),
-            _ if w.starts_with("--replace=") => return Some(w[10..].to_string()),
-            _ => {}
-        }
+    let r = opts
+        .iter()
+        .enumerate()
+        .find_map(|(k, w)| match w.as_str() {
+            "-I" => opts.get(k + 1).cloned(),
+            "-i" | "--replace" => Some("{}".into()),
+            _ if w.starts_with("-I") => Some(w[2..].to_string()),
+            _ if w.starts_with("-i") && w.len() > 2 => Some(w[2..].to_string()),
+            _ if w.starts_with("--replace=") => Some(w[10..].to_string()),
+            _ => None,
+        })?;
+    (!r.is_empty()).then_some(r)
+}
+
+/// `text` with every `pat` replaced by `with`, and whether it fit in [`MAX_REPLACED`]
+/// bytes (if not, `text` is returned as it is).
+fn replaced(text: &str, pat: &str, with: &str) -> (String, bool) {
+    let n = text.matches(pat).count();
+    if n == 0 {
+        return (text.to_string(), true);
     }
-    None
+    if text.len() + n * with.len() > MAX_REPLACED {
+        return (text.to_string(), false);
+    }
+    (text.replace(pat, with), true)
 }
 
 /// What `{}` stands for in `find START … -exec … {}` (and what `find` prints): everything
@@ -343,9 +361,10 @@ fn xargs_replace(head: &[String]) -> Option<String> {
 /// Returns the paths and whether they are dynamic.
 fn find_paths(c: &SimpleCommand, home: Option<&str>) -> (Vec<String>, bool) {
     let args = &c.args[..];
-    // `{}` is something under the start path
+    // `{}` is something under the start path (after the symlink options `-L` / `-H` / `-P`)
     let start = args
         .iter()
+        .skip_while(|a| matches!(a.text.as_str(), "-L" | "-H" | "-P"))
         .take_while(|a| !a.text.starts_with(['-', '(', '!']) || a.dynamic)
         .next();
     // unfiltered: everything under it, the start included (`x/*` is
@@ -374,7 +393,8 @@ fn find_paths(c: &SimpleCommand, home: Option<&str>) -> (Vec<String>, bool) {
     // the names a `-name` / `-iname` test admits (not a negated one:
     // `! -name '*.pub'`): `{}` is one of them under the start path
     // (`find ~/.ssh -name 'id_*'` → `~/.ssh/id_*`, a glob over its keys)
-    let names: Vec<&str> = args
+    // (`-iname` lower-cased: the known entries are)
+    let names: Vec<String> = args
         .windows(2)
         .enumerate()
         .filter(|(j, w)| {
@@ -383,19 +403,31 @@ fn find_paths(c: &SimpleCommand, home: Option<&str>) -> (Vec<String>, bool) {
                 && !w[1].text.contains('/')
                 && (*j == 0 || !matches!(args[j - 1].text.as_str(), "!" | "-not"))
         })
-        .map(|(_, w)| w[1].text.as_str())
-        .take(MAX_FIND_NAMES)
+        .map(|(_, w)| {
+            if w[0].text == "-iname" {
+                w[1].text.to_ascii_lowercase()
+            } else {
+                w[1].text.clone()
+            }
+        })
         .collect();
-    let tails: Vec<&str> = if !filtered {
-        vec!["*"]
-    } else if names.is_empty() {
-        vec!["{}"]
+    // more names than are followed: what is left out is unknown
+    let too_many = names.len() > MAX_FIND_NAMES;
+    // filtered by other tests only (`-type f`): the entries of a folder warden knows, and `{}`
+    let guess = filtered && names.is_empty();
+    let tails: Vec<String> = if !filtered {
+        vec!["*".into()]
+    } else if guess {
+        vec!["*".into(), "{}".into()]
     } else {
-        names
+        names.into_iter().take(MAX_FIND_NAMES).collect()
     };
     let (base, under_dyn) = match start {
-        Some(a) => (a.text.trim_end_matches('/').to_string(), a.dynamic),
-        None => (".".to_string(), false),
+        Some(a) => (
+            a.text.trim_end_matches('/').to_string(),
+            a.dynamic || too_many,
+        ),
+        None => (".".to_string(), too_many),
     };
     // a name glob over a directory with known entries is those entries
     // (also inside a word: `-F f=@{}`)
@@ -417,10 +449,12 @@ fn find_paths(c: &SimpleCommand, home: Option<&str>) -> (Vec<String>, bool) {
                 .flatten()
             {
                 Some(found) => found,
+                // the any-entry guess of a filtered find counts only where it names entries
+                None if guess && tail == "*" => Vec::new(),
                 None => vec![under],
             }
         })
-        .take(MAX_FIND_NAMES)
+        .take(expand::MAX_EXPANSION)
         .collect();
     (unders, under_dyn)
 }
@@ -700,6 +734,19 @@ impl Walker<'_> {
         taken
     }
 
+    /// Remember what a variable now holds the output of (`k=$(gh auth token)`): the
+    /// commands that fed its assignment; none clears it. The oldest is forgotten past
+    /// [`MAX_VAR_SOURCES`].
+    fn set_var_sources(&mut self, name: &str, feeders: &[usize]) {
+        self.var_sources.retain(|(n, _)| n != name);
+        if !feeders.is_empty() {
+            if self.var_sources.len() >= MAX_VAR_SOURCES {
+                self.var_sources.remove(0);
+            }
+            self.var_sources.push((name.to_string(), feeders.to_vec()));
+        }
+    }
+
     fn edge(&mut self, a: usize, b: usize) {
         if a == b {
             return;
@@ -886,6 +933,7 @@ impl Walker<'_> {
                     .iter()
                     .all(|t| !t.starts_with('-') || matches!(*t, "-1" | "-a" | "-A")) =>
             {
+                let all = texts.iter().any(|t| matches!(*t, "-a" | "-A"));
                 let mut known = Vec::new();
                 let mut unknown = false;
                 for a in c.positionals() {
@@ -894,7 +942,10 @@ impl Walker<'_> {
                         .as_deref()
                         .and_then(|p| expand::listing(p, self.home))
                     {
-                        Some(names) => known.extend(names),
+                        // without `-a`, a folder's listing hides its dot-entries
+                        Some(names) => {
+                            known.extend(names.into_iter().filter(|n| all || !n.starts_with('.')))
+                        }
                         None => unknown = true,
                     }
                 }
@@ -1400,10 +1451,7 @@ impl Walker<'_> {
             if first >= argv.len() {
                 ctx.set_var(name, (!a.dynamic).then(|| value.to_string()));
                 // what fed the line's words is what the variable now holds
-                self.var_sources.retain(|(n, _)| n != name);
-                if !feeders.is_empty() && self.var_sources.len() < MAX_VAR_SOURCES {
-                    self.var_sources.push((name.to_string(), feeders.clone()));
-                }
+                self.set_var_sources(name, &feeders);
             }
         }
         if first >= argv.len() {
@@ -1443,6 +1491,24 @@ impl Walker<'_> {
                 tails: Ids::single(idx),
                 out: None,
             };
+        }
+        // `export k=$(gh auth token)` (and declare / local / readonly / typeset) assigns too
+        if matches!(
+            argv[first].text.as_str(),
+            "export" | "declare" | "local" | "readonly" | "typeset"
+        ) {
+            for a in &argv[first + 1..] {
+                let name_ok = |n: &str| {
+                    n.bytes()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+                        && n.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+                };
+                if let Some((name, _)) = a.text.split_once('=').filter(|(n, _)| name_ok(n)) {
+                    let name = name.to_string();
+                    self.set_var_sources(&name, &feeders);
+                }
+            }
         }
         let stdin = here.or(piped);
         let Some(idx) = self.emit(argv, first, redirects, ctx, stdin, None) else {
@@ -1842,12 +1908,15 @@ impl Walker<'_> {
                         .filter(|a| !a.dynamic && a.text.contains(r.as_str()))
                     {
                         for w in items.iter().skip(1) {
-                            if more.len() < MAX_WORDS {
-                                more.push(a.text.replace(r.as_str(), w));
+                            match replaced(&a.text, &r, w) {
+                                (t, true) if more.len() < MAX_WORDS => more.push(t),
+                                _ => {}
                             }
                         }
                         if let Some(w) = items.first() {
-                            a.text = a.text.replace(r.as_str(), w);
+                            let (t, fits) = replaced(&a.text, &r, w);
+                            a.text = t;
+                            a.dynamic = !fits;
                             a.path = arg_path(&a.text, cwd.as_deref(), self.home);
                         }
                     }
@@ -2281,13 +2350,10 @@ impl Walker<'_> {
                                         .iter()
                                         .map(|a| {
                                             let brace = a.text.contains("{}");
+                                            let (text, fits) = replaced(&a.text, "{}", under);
                                             AW::lit(
-                                                if brace {
-                                                    a.text.replace("{}", under)
-                                                } else {
-                                                    a.text.clone()
-                                                },
-                                                a.dynamic || (brace && under_dyn),
+                                                text,
+                                                a.dynamic || (brace && (under_dyn || !fits)),
                                             )
                                         })
                                         .collect();
@@ -2689,15 +2755,20 @@ impl Walker<'_> {
                 script = true;
                 break;
             }
-            // a cluster of one-letter switches ending in the code flag (`perl -lne`), not a
-            // module option (`-MFile::Path=remove_tree`, `-MDate`) or an include path (`-Ilibe`)
+            // a cluster of one-letter switches ending in the code flag (`perl -lne`, `-0777pe`,
+            // `python3 -Ic`), not a Perl module option (`-MFile::Path=remove_tree`, `-MDate`)
+            // or include path (`-Ilibe`), nor Python's `-m module`
+            let valued = match lang {
+                Lang::Perl => matches!(t.as_bytes().get(1), Some(b'M' | b'm' | b'I')),
+                _ => t.as_bytes().get(1) == Some(&b'm'),
+            };
             let is_code_flag = flags.contains(&t)
                 || (matches!(lang, Lang::Perl | Lang::Python)
                     && t.len() > 2
                     && t.starts_with('-')
                     && !t.starts_with("--")
-                    && !matches!(t.as_bytes()[1], b'M' | b'm' | b'I')
-                    && t[1..].bytes().all(|b| b.is_ascii_alphabetic())
+                    && !valued
+                    && t[1..].bytes().all(|b| b.is_ascii_alphanumeric())
                     && flags.iter().any(|f| t.ends_with(&f[1..])));
             if is_code_flag {
                 if let Some(b) = c.args.get(k + 1) {
