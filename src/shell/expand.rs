@@ -234,26 +234,23 @@ const CONFIG_NAMES: &[&str] = &[
 /// The well-known entries of `dir` (a path so far) a glob component there is matched
 /// against; `None` when warden keeps no list for it.
 fn known_entries(dir: &str, home: Option<&str>) -> Option<&'static [&'static str]> {
-    // a path under the home, as `~/…`
-    let in_home = |d: &str| -> Option<String> {
-        let h = home.filter(|h| h.len() > 1)?;
-        let rest = d.strip_prefix(h)?;
-        (rest.is_empty() || rest.starts_with('/')).then(|| format!("~{rest}"))
-    };
-    let tilde = if dir == "~" || dir.starts_with("~/") {
-        Some(dir.to_string())
+    // a path under the home: the part after `~` (or after the home's own path)
+    let in_home = if dir == "~" || dir.starts_with("~/") {
+        Some(&dir[1..])
     } else {
-        in_home(dir)
+        home.filter(|h| h.len() > 1)
+            .and_then(|h| dir.strip_prefix(h))
+            .filter(|r| r.is_empty() || r.starts_with('/'))
     };
-    if let Some(t) = tilde {
-        return match t.as_str() {
-            "~" => Some(HOME_NAMES),
-            "~/.ssh" => Some(SSH_NAMES),
-            "~/.aws" => Some(AWS_NAMES),
-            "~/.kube" => Some(KUBE_NAMES),
-            "~/.docker" => Some(DOCKER_NAMES),
-            "~/.gnupg" => Some(GNUPG_NAMES),
-            "~/.config" => Some(CONFIG_NAMES),
+    if let Some(rest) = in_home {
+        return match rest {
+            "" => Some(HOME_NAMES),
+            "/.ssh" => Some(SSH_NAMES),
+            "/.aws" => Some(AWS_NAMES),
+            "/.kube" => Some(KUBE_NAMES),
+            "/.docker" => Some(DOCKER_NAMES),
+            "/.gnupg" => Some(GNUPG_NAMES),
+            "/.config" => Some(CONFIG_NAMES),
             _ => None,
         };
     }
