@@ -40,9 +40,10 @@
 //! `-exec` output as find's, `xargs -I R` / `-a FILE`, `$(<file)` as a read, a variable
 //! holding a command's output (`k=$(gh auth token); curl …$k`) fed by it, a token spelled
 //! into a DNS lookup, and another repository's `.git` deleted: recall 91.2% (evasion 93.8%,
-//! plain 87.5%), false alarms 4.6% — none of the targets is met on it. Left: `while read`
-//! payloads from listings,
-//! tclsh and Lua bodies, `getattr(__import__(…))`, containers that
+//! plain 87.5%), false alarms 4.6%. Then loops bind their variables (`for f in ~/.ssh/id_*`,
+//! `ls ~/.ssh | while read f`, `done < <(find …)`, the body walked once per value) and `sh -c
+//! SCRIPT NAME ARG…` its positional parameters: recall 92.5% (evasion 95.8%, plain 87.5%),
+//! false alarms 4.6% — none of the targets is met on it. Left: tclsh and Lua bodies, `getattr(__import__(…))`, containers that
 //! mount the home and upload from inside, typo-squatted package names; its false alarms are
 //! choices (a bearer token from the environment sent to an unknown host, git hooks and
 //! `core.hooksPath` written, a force push to a feature branch all ask).
@@ -90,7 +91,7 @@ fn shipped_packs_on_red_team_corpus_2() {
 
 #[test]
 fn shipped_packs_on_red_team_corpus_3() {
-    run_corpus_with("commands-redteam-2026-12-05b.tsv", (93.7, 87.5, 91.2), 4.6);
+    run_corpus_with("commands-redteam-2026-12-05b.tsv", (95.8, 87.5, 92.5), 4.6);
 }
 
 #[test]

@@ -24,17 +24,17 @@ pub(crate) enum Conn {
     Bg,
 }
 
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Clone)]
 pub(crate) struct List {
     pub items: Vec<(Pipeline, Conn)>,
 }
 
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Clone)]
 pub(crate) struct Pipeline {
     pub cmds: Vec<Node>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Node {
     Simple(Simple),
     /// `( list )` (subshell = true) or `{ list; }` / case bodies (false).
@@ -43,8 +43,23 @@ pub(crate) enum Node {
         subshell: bool,
         redirs: Vec<RawRedir>,
     },
-    /// Words evaluated only for their substitutions (`for x in $(ls)`, `[[ … ]]`).
+    /// Words evaluated only for their substitutions (`[[ … ]]`, a `case` subject).
     Words(Vec<Word>),
+    /// `for NAME [in WORDS]; do BODY; done` (`select` too): `words` `None` iterates `"$@"`;
+    /// `var` is `None` for `for (( … ))`. Its redirections apply to every command of the body.
+    For {
+        var: Option<String>,
+        words: Option<Vec<Word>>,
+        body: List,
+        redirs: Vec<RawRedir>,
+    },
+    /// `while COND; do BODY; done` (`until` too). Its redirections (`done < <(ls)`) apply to
+    /// every command of the loop; a `read` in `cond` takes the loop's input a line at a time.
+    While {
+        cond: List,
+        body: List,
+        redirs: Vec<RawRedir>,
+    },
     /// A function definition `name() body`: `src` is the body's source text
     /// (walked when the function is called, with its arguments bound).
     Func {
@@ -64,13 +79,13 @@ pub(crate) struct VarRef {
     pub quoted: bool,
 }
 
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Clone)]
 pub(crate) struct Simple {
     pub words: Vec<Word>,
     pub redirs: Vec<RawRedir>,
 }
 
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Clone)]
 pub(crate) struct Word {
     /// Quote-removed, statically expanded text.
     pub text: String,
@@ -102,7 +117,7 @@ pub(crate) enum SubKind {
     Out,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Sub {
     pub kind: SubKind,
     /// Inside double quotes (its output is not word-split).
@@ -112,7 +127,7 @@ pub(crate) struct Sub {
     pub list: List,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct RawRedir {
     pub fd: Option<u32>,
     pub op: RedirOp,
@@ -157,6 +172,10 @@ enum End {
     Paren,
     Brace,
     Case,
+    /// a `while` / `until` condition, ended by `do`
+    Do,
+    /// a loop's body, ended by `done`
+    Done,
 }
 
 const NONE: usize = usize::MAX;
@@ -177,6 +196,11 @@ fn is_name_start(c: u8) -> bool {
 #[inline]
 fn is_name(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// Is `s` a shell variable's name (`_a1`, not `1a` or `a-b`)?
+pub(crate) fn is_var_name(s: &str) -> bool {
+    s.bytes().next().is_some_and(is_name_start) && s.bytes().all(is_name)
 }
 
 fn bytes_to_string(v: Vec<u8>) -> String {
@@ -312,6 +336,8 @@ impl<'s, 'b> Parser<'s, 'b> {
             End::Eof => false,
             End::Paren => self.peek() == Some(b')'),
             End::Brace => self.at_word("}"),
+            End::Do => self.at_word("do"),
+            End::Done => self.at_word("done"),
             End::Case => {
                 self.s[self.pos..].starts_with(b";;")
                     || self.s[self.pos..].starts_with(b";&")
@@ -518,9 +544,11 @@ impl<'s, 'b> Parser<'s, 'b> {
                 && !w.dynamic
             {
                 match w.text.as_str() {
-                    "!" | "if" | "then" | "elif" | "else" | "while" | "until" | "do" | "fi"
-                    | "done" | "esac" | "}" => continue,
-                    "for" | "select" => return Some(Node::Words(self.words_until_sep())),
+                    "!" | "if" | "then" | "elif" | "else" | "do" | "fi" | "done" | "esac" | "}" => {
+                        continue
+                    }
+                    "for" | "select" => return Some(self.for_loop()),
+                    "while" | "until" => return Some(self.while_loop()),
                     "case" => return Some(self.case()),
                     "[[" => return Some(Node::Words(self.test_words())),
                     "function" => {
@@ -560,22 +588,71 @@ impl<'s, 'b> Parser<'s, 'b> {
         })
     }
 
+    /// `for NAME [in WORDS]` / `for (( … ))`, then the body (see [`Self::loop_body`]).
+    fn for_loop(&mut self) -> Node {
+        self.blanks();
+        let (mut var, mut words) = (None, None);
+        if self.s[self.pos..].starts_with(b"((") {
+            self.pos += 2;
+            self.skip_arith(&mut WB::default());
+            words = Some(Vec::new());
+        } else {
+            let name = self.word().map(|w| w.text).unwrap_or_default();
+            if !is_var_name(&name) {
+                self.error = true;
+            }
+            var = Some(name);
+            self.blanks_nl();
+            if self.at_word("in") {
+                self.pos += 2;
+                words = Some(self.words_until_sep());
+            }
+        }
+        self.blanks();
+        if self.peek() == Some(b';') {
+            self.pos += 1;
+        }
+        let (body, redirs) = self.loop_body();
+        Node::For {
+            var,
+            words,
+            body,
+            redirs,
+        }
+    }
+
+    /// `while COND` / `until COND`, then the body (see [`Self::loop_body`]).
+    fn while_loop(&mut self) -> Node {
+        let cond = self.group(End::Do);
+        let (body, redirs) = self.loop_body();
+        Node::While { cond, body, redirs }
+    }
+
+    /// A loop's `do LIST done` and the redirections after it.
+    fn loop_body(&mut self) -> (List, Vec<RawRedir>) {
+        self.blanks_nl();
+        if self.at_word("do") {
+            self.pos += 2;
+        } else {
+            self.error = true;
+        }
+        let body = self.group(End::Done);
+        if self.at_word("done") {
+            self.pos += 4;
+        } else {
+            self.error = true;
+        }
+        (body, self.trailing_redirs())
+    }
+
+    /// A `for` loop's words, up to the `;` or line break before `do`.
     fn words_until_sep(&mut self) -> Vec<Word> {
         let mut v = Vec::new();
         loop {
             self.blanks();
             match self.peek() {
                 None | Some(b';') | Some(b'\n') | Some(b'&') | Some(b'|') | Some(b')') => break,
-                Some(b'(') => {
-                    // for (( … ))
-                    self.pos += 1;
-                    if self.peek() == Some(b'(') {
-                        self.pos += 1;
-                    }
-                    let mut w = WB::default();
-                    self.skip_arith(&mut w);
-                }
-                Some(b'<') | Some(b'>') => self.pos += 1,
+                Some(b'<') | Some(b'>') | Some(b'(') => self.pos += 1,
                 _ => {
                     let before = self.pos;
                     match self.word() {

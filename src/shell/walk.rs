@@ -9,7 +9,8 @@
 use super::expand;
 use super::interp::{self, Found, Lang};
 use super::parse::{
-    Budget, Conn, List, Node, Parser, Pipeline, RawRedir, Simple, SubKind, Word, SUB_MARKER,
+    is_var_name, Budget, Conn, List, Node, Parser, Pipeline, RawRedir, Simple, SubKind, Word,
+    SUB_MARKER,
 };
 use super::path::{arg_path, normalize};
 use super::{
@@ -35,6 +36,7 @@ pub(crate) fn run_python(code: &str, opts: &Options) -> Analysis {
         files: Vec::new(),
         exec_children: Vec::new(),
         var_sources: Vec::new(),
+        procsub_out: None,
         ran_written: None,
         active: Vec::new(),
         home: opts.home,
@@ -98,6 +100,7 @@ pub(crate) fn run(command: &str, opts: &Options) -> Analysis {
         files: Vec::new(),
         exec_children: Vec::new(),
         var_sources: Vec::new(),
+        procsub_out: None,
         ran_written: None,
         active: Vec::new(),
         home: opts.home,
@@ -154,6 +157,8 @@ struct Walker<'o> {
     /// Variables holding a command's output (`k=$(gh auth token)`): name, the commands whose
     /// output it is. A later word using the variable is fed by them, as by `$(…)` in place.
     var_sources: Vec<(String, Vec<usize>)>,
+    /// What the last `<(…)` walked writes, when static (a `while read` loop's input).
+    procsub_out: Option<Stdin>,
     home: Option<&'o str>,
     max_depth: usize,
     budget: Budget,
@@ -182,6 +187,7 @@ const MAX_FILE_TEXT: usize = 64 * 1024;
 
 impl Ctx {
     fn set_var(&mut self, name: &str, value: Option<String>) {
+        self.vars.retain(|(n, _)| n != name);
         if self.vars.len() >= MAX_VARS {
             self.vars.remove(0);
         }
@@ -280,6 +286,9 @@ const MAX_FIND_NAMES: usize = 32;
 const MAX_REPLACED: usize = 4096;
 /// Most variables whose command sources are remembered (`k=$(…)`).
 const MAX_VAR_SOURCES: usize = 32;
+/// Most values a loop's body is walked with (`for f in …`, lines a `while read` takes); past
+/// them the body is walked once more with the variable unknown.
+const MAX_LOOP_VALUES: usize = 16;
 
 /// A word after its substitutions were walked.
 struct AW {
@@ -304,12 +313,17 @@ fn program_glob(text: &str) -> bool {
             || (text.contains('[') && text.contains(']') && text != "[" && text != "[["))
 }
 
-/// The file the last `xargs` among `head` reads its arguments from (`-a F`, `--arg-file=F`).
-fn xargs_arg_file(head: &[String]) -> Option<String> {
+/// The words after the last `xargs` among `head` (its options and command).
+fn xargs_opts(head: &[String]) -> Option<&[String]> {
     let x = head
         .iter()
         .rposition(|w| w == "xargs" || w.ends_with("/xargs"))?;
-    let opts = &head[x + 1..];
+    Some(&head[x + 1..])
+}
+
+/// The file the last `xargs` among `head` reads its arguments from (`-a F`, `--arg-file=F`).
+fn xargs_arg_file(head: &[String]) -> Option<String> {
+    let opts = xargs_opts(head)?;
     for (k, w) in opts.iter().enumerate() {
         match w.as_str() {
             "-a" | "--arg-file" => return opts.get(k + 1).cloned(),
@@ -323,10 +337,7 @@ fn xargs_arg_file(head: &[String]) -> Option<String> {
 
 /// The replace string of the last `xargs` among `head` (`-I R`, `-IR`, `-i`, `--replace`).
 fn xargs_replace(head: &[String]) -> Option<String> {
-    let x = head
-        .iter()
-        .rposition(|w| w == "xargs" || w.ends_with("/xargs"))?;
-    let opts = &head[x + 1..];
+    let opts = xargs_opts(head)?;
     let r = opts
         .iter()
         .enumerate()
@@ -713,6 +724,8 @@ enum Act {
         dynamic: bool,
         label: String,
         remote: bool,
+        /// the script's positional parameters, when known (`sh -c '…$1…' _ ARG`)
+        pos: Option<Vec<String>>,
     },
     Stdin {
         label: String,
@@ -1115,25 +1128,67 @@ impl Walker<'_> {
                     let mut feeders = Vec::new();
                     let mut fed = Vec::new();
                     let (rs, _) = self.redirects(redirs, ctx, &mut feeders, &mut fed);
-                    let end = self.out.commands.len();
-                    // each command of the group gets the group's redirections: charged, so
-                    // nested groups cannot multiply them past the analysis's word budget
-                    for i in start..end.min(start + MAX_COMMANDS) {
-                        if i < self.out.commands.len() && self.charge(rs.len()) {
-                            self.out.commands[i].redirects.extend(rs.iter().cloned());
-                        }
-                    }
-                    for &f in &feeders {
-                        for h in io.heads.iter() {
-                            self.edge(f, h);
-                        }
-                    }
-                    for t in io.tails.iter() {
-                        for &f in &fed {
-                            self.edge(t, f);
-                        }
-                    }
+                    self.group_redirects(start, &io, &rs, &feeders, &fed);
                 }
+                io
+            }
+            Node::For {
+                var,
+                words,
+                body,
+                redirs,
+            } => {
+                let mut feeders = Vec::new();
+                let mut fed = Vec::new();
+                let values: Vec<Option<String>> = match words {
+                    Some(ws) => {
+                        let argv = ws
+                            .into_iter()
+                            .map(|w| self.word(w, ctx, &mut feeders, &mut fed))
+                            .collect();
+                        self.expand_words(argv, 0, ctx.cwd.as_deref())
+                            .into_iter()
+                            .map(|a| (!a.dynamic).then_some(a.text))
+                            .collect()
+                    }
+                    None => match &ctx.pos {
+                        Some(p) => p.iter().cloned().map(Some).collect(),
+                        None => vec![None],
+                    },
+                };
+                let vars: Vec<String> = var.into_iter().collect();
+                let rows = values.into_iter().map(|v| vec![v]).collect();
+                let start = self.out.commands.len();
+                let io = self.loop_body(&vars, rows, &feeders, body, ctx);
+                let (rs, _) = self.redirects(redirs, ctx, &mut feeders, &mut fed);
+                self.group_redirects(start, &io, &rs, &feeders, &fed);
+                io
+            }
+            Node::While { cond, body, redirs } => {
+                let mut feeders = Vec::new();
+                let mut fed = Vec::new();
+                self.procsub_out = None;
+                let reads_procsub = redirs.iter().any(|r| {
+                    r.op == RedirOp::Read
+                        && r.fd.is_none_or(|f| f == 0)
+                        && r.target.subs.iter().any(|s| s.kind == SubKind::In)
+                });
+                let (rs, here) = self.redirects(redirs, ctx, &mut feeders, &mut fed);
+                let input = here
+                    .or_else(|| self.procsub_out.take().filter(|_| reads_procsub))
+                    .or(stdin);
+                let start = self.out.commands.len();
+                let vars = read_vars(&cond);
+                let mut io = self.list(cond, ctx);
+                let rows = match (&input, vars.is_empty()) {
+                    (Some(s), false) if !s.dynamic => read_rows(&s.text, vars.len()),
+                    _ => vec![vec![None; vars.len()]],
+                };
+                let bio = self.loop_body(&vars, rows, &feeders, body, ctx);
+                io.heads.extend(bio.heads);
+                io.tails.extend(bio.tails);
+                io.out = None;
+                self.group_redirects(start, &io, &rs, &feeders, &fed);
                 io
             }
             Node::Words(ws) => {
@@ -1151,6 +1206,76 @@ impl Walker<'_> {
                 Io::default()
             }
         }
+    }
+
+    /// A group's or loop's redirections given to each of its commands (`start..`), and what
+    /// feeds them (`< <(ls)`) or they feed (`> >(nc …)`) joined to its heads / tails.
+    fn group_redirects(
+        &mut self,
+        start: usize,
+        io: &Io,
+        rs: &[Redirect],
+        feeders: &[usize],
+        fed: &[usize],
+    ) {
+        let end = self.out.commands.len();
+        // each command of the group gets the group's redirections: charged, so nested
+        // groups cannot multiply them past the analysis's word budget
+        if !rs.is_empty() {
+            for i in start..end.min(start + MAX_COMMANDS) {
+                if self.charge(rs.len()) {
+                    self.out.commands[i].redirects.extend(rs.iter().cloned());
+                }
+            }
+        }
+        for &f in feeders {
+            for h in io.heads.iter() {
+                self.edge(f, h);
+            }
+        }
+        for t in io.tails.iter() {
+            for &f in fed {
+                self.edge(t, f);
+            }
+        }
+    }
+
+    /// A loop's body walked once per row of values for `vars` (a `for` word, or the fields of
+    /// a line `read` takes), at most [`MAX_LOOP_VALUES`] distinct rows; past them, or with no
+    /// row, once more with the variables unknown. A word using a variable is fed by
+    /// `feeders`, what produced the values. Every walk after the first is charged to the
+    /// word budget (nested loops cannot multiply past it).
+    fn loop_body(
+        &mut self,
+        vars: &[String],
+        mut rows: Vec<Vec<Option<String>>>,
+        feeders: &[usize],
+        body: List,
+        ctx: &mut Ctx,
+    ) -> Io {
+        let mut seen = std::collections::HashSet::new();
+        rows.retain(|r| seen.insert(r.clone()));
+        if rows.len() > MAX_LOOP_VALUES || rows.is_empty() {
+            rows.truncate(MAX_LOOP_VALUES);
+            rows.push(vec![None; vars.len()]);
+        }
+        for v in vars {
+            self.set_var_sources(v, feeders);
+        }
+        let cost = list_words(&body);
+        let mut io = Io::default();
+        for (k, row) in rows.into_iter().enumerate() {
+            if k > 0 && !self.charge(cost) {
+                break;
+            }
+            for (v, value) in vars.iter().zip(row) {
+                ctx.set_var(v, value);
+            }
+            let bio = self.list(body.clone(), ctx);
+            io.heads.extend(bio.heads);
+            io.tails.extend(bio.tails);
+        }
+        io
     }
 
     /// A privilege wrapper starting an interactive root shell (`sudo su`,
@@ -1293,6 +1418,7 @@ impl Walker<'_> {
                 SubKind::In => {
                     still_dynamic = true;
                     feeders.extend(io.tails.iter());
+                    self.procsub_out = io.out;
                 }
                 SubKind::Out => {
                     still_dynamic = true;
@@ -1498,13 +1624,7 @@ impl Walker<'_> {
             "export" | "declare" | "local" | "readonly" | "typeset"
         ) {
             for a in &argv[first + 1..] {
-                let name_ok = |n: &str| {
-                    n.bytes()
-                        .next()
-                        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
-                        && n.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
-                };
-                if let Some((name, _)) = a.text.split_once('=').filter(|(n, _)| name_ok(n)) {
+                if let Some((name, _)) = a.text.split_once('=').filter(|(n, _)| is_var_name(n)) {
                     let name = name.to_string();
                     self.set_var_sources(&name, &feeders);
                 }
@@ -2029,6 +2149,11 @@ impl Walker<'_> {
                 if has_c {
                     match args.get(k) {
                         Some(a) => Act::Script {
+                            // `sh -c SCRIPT NAME ARG…`: NAME is $0, the ARGs $1…
+                            pos: args
+                                .get(k + 2..)
+                                .filter(|v| v.iter().all(|a| !a.dynamic))
+                                .map(|v| v.iter().map(|a| a.text.clone()).collect()),
                             text: a.text.clone(),
                             dynamic: a.dynamic,
                             label: format!("{p} -c"),
@@ -2044,6 +2169,7 @@ impl Walker<'_> {
                 } else if let Some(text) = self.written(&args[k]) {
                     // a script file this line wrote: what it runs is known
                     Act::Script {
+                        pos: None,
                         text,
                         dynamic: false,
                         label: format!("{p} {}", args[k].text),
@@ -2056,6 +2182,7 @@ impl Walker<'_> {
                 match p {
                     // a script this line wrote, run by its path (`./x.sh`)
                     p if ran_written.is_some() => Act::Script {
+                        pos: None,
                         text: ran_written.clone().unwrap_or_default(),
                         dynamic: false,
                         label: format!("./{p}"),
@@ -2064,6 +2191,7 @@ impl Walker<'_> {
                     // a Makefile this line wrote: its recipe lines are what `make` runs
                     "make" | "gmake" => match self.written_makefile(c) {
                         Some(text) => Act::Script {
+                            pos: None,
                             text,
                             dynamic: false,
                             label: "make".into(),
@@ -2078,6 +2206,7 @@ impl Walker<'_> {
                             (k.starts_with("scripts.") && !a.dynamic).then(|| v.to_string())
                         }) {
                             Some(text) => Act::Script {
+                                pos: None,
                                 text,
                                 dynamic: false,
                                 label: "npm script".into(),
@@ -2093,6 +2222,7 @@ impl Walker<'_> {
                     },
                     "source" | "." => match args.first().and_then(|a| self.written(a)) {
                         Some(text) => Act::Script {
+                            pos: None,
                             text,
                             dynamic: false,
                             label: format!("{p} {}", args[0].text),
@@ -2103,6 +2233,7 @@ impl Walker<'_> {
                     "eval" => {
                         let (text, dynamic) = join(args);
                         Act::Script {
+                            pos: None,
                             text,
                             dynamic,
                             label: "eval".into(),
@@ -2198,6 +2329,7 @@ impl Walker<'_> {
                         }
                         match found {
                             Some(a) => Act::Script {
+                                pos: None,
                                 text: a.text.clone(),
                                 dynamic: a.dynamic,
                                 label: "su -c".into(),
@@ -2211,6 +2343,7 @@ impl Walker<'_> {
                         if j + 1 < args.len() {
                             let (text, dynamic) = join(&args[j + 1..]);
                             Act::Script {
+                                pos: None,
                                 text,
                                 dynamic,
                                 label: "ssh".into(),
@@ -2229,6 +2362,7 @@ impl Walker<'_> {
                         let j = skip_opts(args, 0, b"nq", &["interval", "equexit"]);
                         let (text, dynamic) = join(&args[j.min(args.len())..]);
                         Act::Script {
+                            pos: None,
                             text,
                             dynamic,
                             label: "watch".into(),
@@ -2269,6 +2403,7 @@ impl Walker<'_> {
                         let (text, dynamic) = join(&args[j.min(end)..end]);
                         if text.is_empty() {
                             Act::Script {
+                                pos: None,
                                 text,
                                 dynamic: true,
                                 label: "parallel".into(),
@@ -2276,6 +2411,7 @@ impl Walker<'_> {
                             }
                         } else {
                             Act::Script {
+                                pos: None,
                                 text,
                                 dynamic,
                                 label: "parallel".into(),
@@ -2321,6 +2457,7 @@ impl Walker<'_> {
                         });
                         match found {
                             Some((text, dynamic)) => Act::Script {
+                                pos: None,
                                 text,
                                 dynamic,
                                 label: format!("{p} {}", if p == "env" { "-S" } else { "-c" }),
@@ -2410,6 +2547,7 @@ impl Walker<'_> {
             Act::None => {}
             Act::Cd(c) => ctx.cwd = c,
             Act::Script {
+                pos,
                 text,
                 dynamic,
                 label,
@@ -2420,7 +2558,7 @@ impl Walker<'_> {
                     self.out.dynamic = true;
                 }
                 if !text.contains(SUB_MARKER) && !text.is_empty() {
-                    self.nested(idx, &text, ctx, label, remote);
+                    self.nested(idx, &text, ctx, label, remote, pos);
                 }
             }
             Act::Stdin { label, remote } => {
@@ -2430,7 +2568,7 @@ impl Walker<'_> {
                         self.out.dynamic = true;
                     }
                     if !s.text.contains(SUB_MARKER) {
-                        self.nested(idx, &s.text, ctx, label, remote);
+                        self.nested(idx, &s.text, ctx, label, remote, None);
                     }
                 }
             }
@@ -2850,7 +2988,7 @@ impl Walker<'_> {
                         self.out.commands[idx].nested_dynamic = true;
                         self.out.dynamic = true;
                     } else {
-                        self.nested(idx, &text, ctx, label.clone(), false);
+                        self.nested(idx, &text, ctx, label.clone(), false, None);
                     }
                 }
                 Found::Argv(v) => {
@@ -2966,7 +3104,17 @@ impl Walker<'_> {
         }
     }
 
-    fn nested(&mut self, host: usize, text: &str, ctx: &Ctx, label: String, remote: bool) {
+    /// Walk `text`, a script the command `host` runs (`sh -c`, `ssh host CMD`, …), one level
+    /// deeper, with positional parameters `pos` when they are known.
+    fn nested(
+        &mut self,
+        host: usize,
+        text: &str,
+        ctx: &Ctx,
+        label: String,
+        remote: bool,
+        pos: Option<Vec<String>>,
+    ) {
         if ctx.depth as usize + 1 > self.max_depth {
             self.out.truncated = true;
             self.out.dynamic = true;
@@ -2985,7 +3133,7 @@ impl Walker<'_> {
             cwd,
             via,
             vars: ctx.vars.clone(),
-            pos: None,
+            pos,
             remote: ctx.remote || remote,
         };
         let io = self.script(text, &mut c2);
@@ -3001,6 +3149,7 @@ fn script(text: String, dynamic: bool, label: String) -> Act {
         Act::None
     } else {
         Act::Script {
+            pos: None,
             text,
             dynamic,
             label,
@@ -3061,4 +3210,81 @@ fn git_alias(args: &[Arg]) -> Option<(String, bool)> {
 /// `s` as one single-quoted shell word (`'` written as `'\''`).
 fn single_quoted(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The variables a loop condition's `read` assigns (`while IFS= read -r line`): the names
+/// after its options; none when the condition runs no `read`.
+fn read_vars(cond: &List) -> Vec<String> {
+    let Some(Node::Simple(s)) = cond.items.first().and_then(|(p, _)| p.cmds.first()) else {
+        return Vec::new();
+    };
+    let mut words = s.words.iter().skip_while(|w| w.assign);
+    if words.next().map(|w| w.text.as_str()) != Some("read") {
+        return Vec::new();
+    }
+    let mut names = Vec::new();
+    let mut takes_value = false;
+    for w in words {
+        if takes_value {
+            takes_value = false;
+        } else if let Some(opts) = w.text.strip_prefix('-').filter(|_| names.is_empty()) {
+            // -d DELIM, -n N, -N N, -p PROMPT, -t SECS, -u FD, -i TEXT, -a ARRAY take a value
+            takes_value = opts
+                .bytes()
+                .last()
+                .is_some_and(|c| b"dnNptuia".contains(&c));
+        } else if is_var_name(&w.text) && !w.dynamic {
+            names.push(w.text.clone());
+        } else {
+            return Vec::new();
+        }
+    }
+    names
+}
+
+/// The rows a `read` of `n` variables takes from `text`, a line (or NUL-ended record) each:
+/// blanks trimmed, split into `n` fields, the last field keeping the rest of the line.
+fn read_rows(text: &str, n: usize) -> Vec<Vec<Option<String>>> {
+    text.split(['\n', '\0'])
+        .filter(|l| !l.trim().is_empty())
+        .take(MAX_LOOP_VALUES + 1)
+        .map(|line| {
+            let mut rest = line.trim();
+            let mut row = Vec::with_capacity(n);
+            for k in 0..n {
+                if k + 1 == n {
+                    row.push(Some(rest.to_string()));
+                } else {
+                    let (field, more) = rest.split_once([' ', '\t']).unwrap_or((rest, ""));
+                    row.push(Some(field.to_string()));
+                    rest = more.trim_start();
+                }
+            }
+            row
+        })
+        .collect()
+}
+
+/// Words of a parsed list, nested bodies and substitutions included: what walking it again
+/// costs the word budget.
+fn list_words(list: &List) -> usize {
+    let words = |ws: &[Word]| -> usize {
+        ws.iter()
+            .map(|w| 1 + w.subs.iter().map(|s| list_words(&s.list)).sum::<usize>())
+            .sum()
+    };
+    list.items
+        .iter()
+        .flat_map(|(p, _)| &p.cmds)
+        .map(|n| match n {
+            Node::Simple(s) => words(&s.words) + s.redirs.len(),
+            Node::Group { list, redirs, .. } => list_words(list) + redirs.len(),
+            Node::Words(ws) => words(ws),
+            Node::For {
+                words: ws, body, ..
+            } => ws.as_deref().map_or(0, words) + list_words(body),
+            Node::While { cond, body, .. } => list_words(cond) + list_words(body),
+            Node::Func { .. } => 1,
+        })
+        .sum()
 }
