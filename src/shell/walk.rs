@@ -2519,6 +2519,12 @@ impl Walker<'_> {
                             _ => Act::None,
                         }
                     }
+                    "docker" | "podman" | "nerdctl" if c.subcommand() == Some("run") => {
+                        match container_command(args, self.home, c.cwd.as_deref()) {
+                            Some(seg) => Act::Exec(vec![seg], "docker run"),
+                            None => Act::None,
+                        }
+                    }
                     "docker" | "podman" if c.subcommand() == Some("exec") => {
                         let e = args.iter().position(|a| a.text == "exec").unwrap_or(0);
                         let j = skip_opts(
@@ -3287,4 +3293,202 @@ fn list_words(list: &List) -> usize {
             Node::Func { .. } => 1,
         })
         .sum()
+}
+
+/// `docker run`'s options that take a value (short letters, long names).
+const RUN_SHORT_VALUE: &[u8] = b"acehlmpuvw";
+const RUN_LONG_VALUE: &[&str] = &[
+    "add-host",
+    "annotation",
+    "attach",
+    "blkio-weight",
+    "cap-add",
+    "cap-drop",
+    "cgroup-parent",
+    "cgroupns",
+    "cidfile",
+    "cpu-shares",
+    "cpus",
+    "cpuset-cpus",
+    "device",
+    "dns",
+    "entrypoint",
+    "env",
+    "env-file",
+    "expose",
+    "gpus",
+    "group-add",
+    "health-cmd",
+    "hostname",
+    "ip",
+    "ipc",
+    "label",
+    "label-file",
+    "link",
+    "log-driver",
+    "log-opt",
+    "memory",
+    "mount",
+    "name",
+    "net",
+    "network",
+    "pid",
+    "platform",
+    "publish",
+    "pull",
+    "restart",
+    "runtime",
+    "security-opt",
+    "shm-size",
+    "stop-signal",
+    "stop-timeout",
+    "storage-opt",
+    "sysctl",
+    "tmpfs",
+    "ulimit",
+    "user",
+    "userns",
+    "uts",
+    "volume",
+    "volumes-from",
+    "workdir",
+];
+
+/// Images whose entrypoint is a program that matters (`amazon/aws-cli s3 cp …` runs `aws`).
+const IMAGE_ENTRYPOINTS: &[(&str, &str)] = &[
+    ("amazon/aws-cli", "aws"),
+    ("curlimages/curl", "curl"),
+    ("alpine/git", "git"),
+    ("rclone/rclone", "rclone"),
+    ("minio/mc", "mc"),
+];
+
+/// What `docker run` / `podman run` starts inside the container, with every path under a bind
+/// mount's target rewritten to the host path it stands for (`-v ~/.ssh:/k alpine cat /k/id_rsa`
+/// reads `~/.ssh/id_rsa`; also inside a `sh -c` script); `None` when no word names a mounted
+/// path: the rest of the container's file system is its own.
+fn container_command(args: &[Arg], home: Option<&str>, cwd: Option<&str>) -> Option<Vec<AW>> {
+    let run = args.iter().position(|a| a.text == "run")?;
+    // (target in the container, source on the host)
+    let mut mounts: Vec<(String, String)> = Vec::new();
+    let mut entrypoint: Option<String> = None;
+    let bind = |spec: &str, mounts: &mut Vec<(String, String)>| {
+        let (src, dst) = if spec.contains('=') {
+            // --mount type=bind,source=S,target=D
+            let field = |keys: &[&str]| {
+                spec.split(',').find_map(|kv| {
+                    let (k, v) = kv.split_once('=')?;
+                    keys.contains(&k).then(|| v.to_string())
+                })
+            };
+            (
+                field(&["source", "src"]),
+                field(&["target", "dst", "destination"]),
+            )
+        } else {
+            // -v S:D[:opts]
+            let mut parts = spec.splitn(3, ':');
+            (
+                parts.next().map(str::to_string),
+                parts.next().map(str::to_string),
+            )
+        };
+        if let (Some(src), Some(dst)) = (src, dst) {
+            // a named volume (no path) is the container's own
+            let host = src
+                .starts_with(['/', '~', '.'])
+                .then(|| normalize(&src, cwd, home))
+                .flatten();
+            if let (Some(host), true) = (host, dst.starts_with('/') && dst.len() > 1) {
+                mounts.push((dst.trim_end_matches('/').to_string(), host));
+            }
+        }
+    };
+    let mut i = run + 1;
+    while i < args.len() {
+        let t = args[i].text.as_str();
+        if args[i].dynamic || !t.starts_with('-') || t == "-" {
+            break;
+        }
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        let value = |i: usize| args.get(i + 1).map(|a| a.text.as_str()).unwrap_or("");
+        match t {
+            "-v" | "--volume" | "--mount" => bind(value(i), &mut mounts),
+            _ if t.starts_with("-v") && !t.starts_with("--") => bind(&t[2..], &mut mounts),
+            "--entrypoint" => entrypoint = Some(value(i).to_string()),
+            _ if t.starts_with("--volume=") || t.starts_with("--mount=") => {
+                bind(t.split_once('=').map_or("", |(_, v)| v), &mut mounts)
+            }
+            _ if t.starts_with("--entrypoint=") => entrypoint = Some(t[13..].to_string()),
+            _ => {}
+        }
+        // one option, with its value when that is the next word
+        let takes_value = match t.strip_prefix("--") {
+            Some(l) => !l.contains('=') && RUN_LONG_VALUE.contains(&l),
+            None => t
+                .bytes()
+                .skip(1)
+                .position(|b| RUN_SHORT_VALUE.contains(&b))
+                .is_some_and(|k| k + 2 == t.len()),
+        };
+        i += 1 + usize::from(takes_value);
+    }
+    if mounts.is_empty() || i >= args.len() {
+        return None;
+    }
+    let image = args[i].text.split(['@', ':']).next().unwrap_or("");
+    let image = image
+        .strip_prefix("docker.io/")
+        .or_else(|| image.strip_prefix("public.ecr.aws/"))
+        .unwrap_or(image);
+    let entry = entrypoint.or_else(|| {
+        IMAGE_ENTRYPOINTS
+            .iter()
+            .find(|(im, _)| *im == image)
+            .map(|(_, p)| p.to_string())
+    });
+    mounts.sort_by_key(|(d, _)| std::cmp::Reverse(d.len()));
+    let mut mapped = false;
+    let words: Vec<AW> = entry
+        .into_iter()
+        .map(|e| (e, false))
+        .chain(args[i + 1..].iter().map(|a| (a.text.clone(), a.dynamic)))
+        .map(|(w, dynamic)| {
+            let (w, m) = host_paths(&w, &mounts);
+            mapped |= m;
+            AW::lit(w, dynamic)
+        })
+        .collect();
+    (mapped && !words.is_empty()).then_some(words)
+}
+
+/// `word` with each container path under a mount target (`/k`, `/k/id_rsa`, `@/k/x`, inside a
+/// script) replaced by the host path it stands for; whether any was.
+fn host_paths(word: &str, mounts: &[(String, String)]) -> (String, bool) {
+    let path_byte = |b: u8| b.is_ascii_alphanumeric() || b"_.-".contains(&b);
+    let mut out = String::with_capacity(word.len());
+    let mut mapped = false;
+    let b = word.as_bytes();
+    let mut i = 0;
+    'scan: while i < b.len() {
+        if b[i] == b'/' && (i == 0 || !(path_byte(b[i - 1]) || b[i - 1] == b'/')) {
+            for (dst, src) in mounts {
+                if word[i..].starts_with(dst.as_str())
+                    && b.get(i + dst.len()).is_none_or(|&c| !path_byte(c))
+                {
+                    out.push_str(src);
+                    i += dst.len();
+                    mapped = true;
+                    continue 'scan;
+                }
+            }
+        }
+        let n = word[i..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&word[i..i + n]);
+        i += n;
+    }
+    (out, mapped)
 }
