@@ -457,11 +457,12 @@ impl<'s, 'b> Parser<'s, 'b> {
         match self.peek()? {
             b'(' => {
                 if self.peek_at(1) == Some(b'(') {
-                    // arithmetic command (( … ))
+                    // arithmetic command (( … )): only its substitutions run
                     let mut w = WB::default();
                     self.pos += 2;
                     self.skip_arith(&mut w);
-                    return None;
+                    return (!w.subs.is_empty())
+                        .then(|| Node::Words(vec![w.into_word(false, false)]));
                 }
                 self.pos += 1;
                 let list = self.group(End::Paren);
@@ -594,8 +595,9 @@ impl<'s, 'b> Parser<'s, 'b> {
         let (mut var, mut words) = (None, None);
         if self.s[self.pos..].starts_with(b"((") {
             self.pos += 2;
-            self.skip_arith(&mut WB::default());
-            words = Some(Vec::new());
+            let mut w = WB::default();
+            self.skip_arith(&mut w);
+            words = Some(vec![w.into_word(false, false)]);
         } else {
             let name = self.word().map(|w| w.text).unwrap_or_default();
             if !is_var_name(&name) {
@@ -652,7 +654,10 @@ impl<'s, 'b> Parser<'s, 'b> {
             self.blanks();
             match self.peek() {
                 None | Some(b';') | Some(b'\n') | Some(b'&') | Some(b'|') | Some(b')') => break,
-                Some(b'<') | Some(b'>') | Some(b'(') => self.pos += 1,
+                // a process substitution `<(…)` / `>(…)` is a word; other operators are skipped
+                Some(c @ (b'<' | b'>' | b'(')) if c == b'(' || self.peek_at(1) != Some(b'(') => {
+                    self.pos += 1
+                }
                 _ => {
                     let before = self.pos;
                     match self.word() {
@@ -1284,9 +1289,21 @@ impl<'s, 'b> Parser<'s, 'b> {
         }
     }
 
+    /// Skip an arithmetic expression up to its closing `))`; a command substitution in it
+    /// (`(( $(rm -rf ~) ))`) is parsed into `w`'s substitutions, which still run.
     fn skip_arith(&mut self, w: &mut WB) {
         let mut depth = 2usize;
         while let Some(c) = self.peek() {
+            if c == b'$' && self.peek_at(1) == Some(b'(') {
+                w.dynamic = true;
+                self.dollar(w, false);
+                continue;
+            }
+            if c == b'`' {
+                w.dynamic = true;
+                self.backtick(w, false);
+                continue;
+            }
             self.pos += 1;
             match c {
                 b'(' => depth += 1,

