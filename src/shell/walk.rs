@@ -2920,6 +2920,7 @@ impl Walker<'_> {
             Lang::Node => &["-e", "--eval", "-p", "--print", "-pe"],
             Lang::Php => &["-r"],
             Lang::Lua => &["-e"],
+            Lang::Tcl => &[],
         };
         let mut body: Option<(String, bool)> = None;
         let mut script = false;
