@@ -75,6 +75,7 @@ def corpora():
         ("red team 2026-12-05", "redaction-redteam-2026-12-05.jsonl", ("secret",), "secrets"),
         ("red team 2026-12-05b (tool output)", "redaction-redteam-2026-12-05b.jsonl", ("secret", "pii"), "secret"),
         ("red team 2026-12-05c (vendor families)", "redaction-redteam-2026-12-05c.jsonl", ("secret", "pii"), "secret"),
+        ("red team 2026-12-06 (code and config)", "redaction-redteam-2026-12-06.jsonl", ("secret",), "secret"),
     ]
     for label, name, positive, field in own:
         rows = load(os.path.join(REPO, "tests", "corpora", name))

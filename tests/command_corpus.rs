@@ -102,6 +102,11 @@ fn shipped_packs_on_red_team_corpus_3() {
 }
 
 #[test]
+fn shipped_packs_on_red_team_corpus_4() {
+    run_corpus_with("commands-redteam-2026-12-06.tsv", (71.5, 80.5, 75.4), 10.1);
+}
+
+#[test]
 fn shipped_packs_on_dev_corpus() {
     run_corpus("commands-dev.tsv");
 }

@@ -238,6 +238,8 @@ pub enum Qual {
     ArgUnder(Vec<String>),
     /// Some argument's path is one of the paths.
     ArgIs(Vec<String>),
+    /// Some argument names a package one typo away from one of the names (and is none).
+    ArgResembles(Vec<String>),
     /// Some argument's text satisfies the test.
     Arg(Box<Test>),
 }

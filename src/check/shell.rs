@@ -124,6 +124,7 @@ impl Checker<'_> {
             Q::DynamicArgs => Qual::DynamicArgs,
             Q::ArgUnder(o) => Qual::ArgUnder(self.paths_operand(o, span, ctx)?),
             Q::ArgIs(o) => Qual::ArgIs(self.paths_operand(o, span, ctx)?),
+            Q::ArgResembles(o) => Qual::ArgResembles(self.paths_operand(o, span, ctx)?),
             Q::Arg {
                 op,
                 operand,

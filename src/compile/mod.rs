@@ -21,6 +21,7 @@
 pub mod cache;
 pub mod fnv;
 pub mod prefilter;
+pub mod typo;
 
 use crate::check::ir::{
     self, Action, CheckedPolicy, Expr, Origin, Qual, ShellTest, Test, UnderTarget, ValueExpr,
@@ -320,6 +321,7 @@ pub(crate) enum CQual {
     DynamicArgs,
     ArgUnder(Vec<UnderPath>),
     ArgIs(Vec<UnderPath>),
+    ArgResembles(typo::PackageNames),
     Arg(Box<CTest>),
 }
 
@@ -1032,6 +1034,7 @@ impl Builder {
                         Qual::DynamicArgs => CQual::DynamicArgs,
                         Qual::ArgUnder(p) => CQual::ArgUnder(self.under_paths(p)),
                         Qual::ArgIs(p) => CQual::ArgIs(self.under_paths(p)),
+                        Qual::ArgResembles(n) => CQual::ArgResembles(typo::PackageNames::new(n)),
                         Qual::Arg(t) => CQual::Arg(Box::new(self.test(t, origin)?)),
                     });
                 }

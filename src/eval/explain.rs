@@ -842,6 +842,7 @@ fn shell_text(st: &ShellTest) -> String {
                     Qual::DynamicArgs => "dynamic_args".into(),
                     Qual::ArgUnder(p) => format!("arg under {}", strs(p)),
                     Qual::ArgIs(p) => format!("arg is {}", strs(p)),
+                    Qual::ArgResembles(p) => format!("arg resembles {}", strs(p)),
                     Qual::Arg(t) => {
                         atom_text(&Field::Args(Vec::new()), t).replacen("args", "arg", 1)
                     }

@@ -628,6 +628,10 @@ fn qual(q: &CQual, c: &shell::SimpleCommand, event: &Event, home: Option<&str>) 
         CQual::DynamicArgs => c.has_dynamic_args(),
         CQual::ArgUnder(t) => c.paths().any(|p| under_any(p, t, event, home)),
         CQual::ArgIs(t) => c.paths().any(|p| is_any(p, t, event, home)),
+        CQual::ArgResembles(n) => c
+            .args
+            .iter()
+            .any(|a| !a.dynamic && n.resembled(&a.text).is_some()),
         CQual::Arg(t) => c
             .args
             .iter()

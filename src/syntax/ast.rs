@@ -377,6 +377,9 @@ pub enum ShellQual {
     ArgUnder(Operand),
     /// `arg is PATHS`: some argument's path is one (`/*` counts as `/`).
     ArgIs(Operand),
+    /// `arg resembles NAMES`: some argument names a package one typo away from one of
+    /// the names but is none of them (`reqeusts` for `requests`, `crossenv` for `cross-env`).
+    ArgResembles(Operand),
     /// `arg OP OPERAND [nocase]`: some argument's text satisfies the test.
     Arg {
         /// The operator.

@@ -760,6 +760,9 @@ impl Builder<'_> {
                 Rule::arg_is => {
                     ShellQual::ArgIs(self.operand(inner.into_inner().next().expect("t")))
                 }
+                Rule::arg_resembles => {
+                    ShellQual::ArgResembles(self.operand(inner.into_inner().next().expect("t")))
+                }
                 _ => {
                     let mut it = inner.into_inner();
                     let op = parse_op(it.next().expect("op").as_str());

@@ -306,6 +306,7 @@ fn shell(p: &ShellPred) -> String {
                     ShellQual::DynamicArgs => "dynamic_args".into(),
                     ShellQual::ArgUnder(o) => format!("arg under {}", operand(o)),
                     ShellQual::ArgIs(o) => format!("arg is {}", operand(o)),
+                    ShellQual::ArgResembles(o) => format!("arg resembles {}", operand(o)),
                     ShellQual::Arg {
                         op,
                         operand: o,
