@@ -98,12 +98,12 @@ fn shipped_packs_on_red_team_corpus_2() {
 
 #[test]
 fn shipped_packs_on_red_team_corpus_3() {
-    run_corpus_with("commands-redteam-2026-12-05b.tsv", (98.9, 95.3, 97.5), 4.6);
+    run_corpus_with("commands-redteam-2026-12-05b.tsv", (98.9, 100.0, 99.3), 4.6);
 }
 
 #[test]
 fn shipped_packs_on_red_team_corpus_4() {
-    run_corpus_with("commands-redteam-2026-12-06.tsv", (71.5, 80.5, 75.4), 10.1);
+    run_corpus_with("commands-redteam-2026-12-06.tsv", (78.9, 95.8, 86.2), 8.3);
 }
 
 #[test]

@@ -33,6 +33,18 @@ const BATCH: usize = 1 << 20;
 const MIN_KEY: usize = 6;
 /// Shortest number scanned (no detector matches fewer characters).
 const MIN_NUM: usize = 6;
+/// Keys of a member that names the credential another member of its object holds
+/// (Kubernetes / ECS env entries, CloudFormation parameters, settings lists).
+const PAIR_NAMES: &[&[u8]] = &[
+    b"\"name\"",
+    b"\"Name\"",
+    b"\"key\"",
+    b"\"Key\"",
+    b"\"ParameterKey\"",
+    b"\"variable\"",
+];
+/// Keys of the member that holds the value [`PAIR_NAMES`] named.
+const PAIR_VALUES: &[&[u8]] = &[b"\"value\"", b"\"Value\"", b"\"ParameterValue\""];
 /// Deepest JSON-inside-a-string nesting redacted recursively.
 const MAX_NEST: usize = 4;
 /// Deepest array / object nesting accepted.
@@ -256,6 +268,9 @@ impl<'a> Walk<'a, '_> {
                     self.i += 1;
                     return Some(());
                 }
+                // a name / value pair (`{"name": "DB_PASSWORD", "value": "…"}`): the
+                // value's context is the name member's string, not the key `value`
+                let mut named = None;
                 loop {
                     self.ws();
                     if self.b.get(self.i) != Some(&b'"') {
@@ -270,7 +285,17 @@ impl<'a> Walk<'a, '_> {
                         return None;
                     }
                     self.i += 1;
-                    self.value(depth + 1, Some((ks, ke)))?;
+                    let k = &self.b[ks..ke];
+                    let context = match named {
+                        Some(n) if PAIR_VALUES.contains(&k) => n,
+                        _ => (ks, ke),
+                    };
+                    self.ws();
+                    let vs = self.i;
+                    self.value(depth + 1, Some(context))?;
+                    if PAIR_NAMES.contains(&k) && self.b[vs] == b'"' {
+                        named = Some((vs, self.i));
+                    }
                     self.ws();
                     match self.b.get(self.i)? {
                         b',' => self.i += 1,

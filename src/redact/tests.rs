@@ -394,6 +394,22 @@ fn json_detects_on_decoded_values_and_keeps_the_next_line() {
 }
 
 #[test]
+fn json_name_value_pairs_name_their_value() {
+    let r = shipped(crate::Hook::TransformToolResult);
+    // ECS / Kubernetes env entries and CloudFormation parameters: the value's context is
+    // the name member's string; other pairs and a value before its name are left alone
+    let v = json(
+        r,
+        r#"{"env":[{"name":"STRIPE_TOKEN","value":"DhgNrdV5pzt8Z8KAvYNsXXaZQDxibPqIgv0LDKic"},{"name":"LOG_LEVEL","value":"DhgNrdV5pzt8Z8KAvYNsXXaZQDxibPqIgv0"}],"params":[{"ParameterKey":"DbPassword","ParameterValue":"Xk3mP9qLw2Zr7TbN"},{"ParameterKey":"Env","ParameterValue":"prod"}]}"#,
+    );
+    assert_eq!(v["env"][0]["value"], "[REDACTED:secret]");
+    assert_eq!(v["env"][1]["value"], "DhgNrdV5pzt8Z8KAvYNsXXaZQDxibPqIgv0");
+    assert_eq!(v["params"][0]["ParameterValue"], "[REDACTED:secret]");
+    assert_eq!(v["params"][1]["ParameterValue"], "prod");
+    assert_eq!(v["env"][0]["name"], "STRIPE_TOKEN");
+}
+
+#[test]
 fn json_inside_a_string_is_redacted_recursively_and_stays_json() {
     let r = small();
     let inner = r#"{"password":"Tr0ub4dor-x9z","list":["a@x.io"]}"#;

@@ -278,7 +278,8 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
         }
     }
     // code: calls, indexing (`cfg[0]`, and `os.environ[` where an unquoted value stops at the
-    // index's quote), dotted identifiers with short parts (`settings.SECRET_KEY`)
+    // index's quote), dotted identifiers with short parts made of words
+    // (`settings.SECRET_KEY`, `X25519.secret_length`; not `K0zkvujAg5Kf1U.zzEAdEN`)
     if v.contains('(')
         || v.ends_with(']')
         || v.strip_suffix('[').is_some_and(indexed_name)
@@ -294,6 +295,7 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
                 && p.len() < 24
                 && p.bytes().all(is_ident_byte)
                 && !p.as_bytes()[0].is_ascii_digit()
+                && p.as_bytes().split(|&c| c == b'_').all(word_like)
         })
     {
         return false;
@@ -309,7 +311,11 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
     {
         return false;
     }
-    if yaml_reference(b) || decimal_or_date(b) || option_list(v) {
+    if yaml_reference(b) || decimal_or_date(b) || option_list(v) || digest(v) {
+        return false;
+    }
+    // the tail of a template the match began inside (`{{resolve:secretsmanager:…}}`)
+    if v.ends_with("}}") {
         return false;
     }
     let has_space = b.contains(&b' ');
@@ -350,6 +356,19 @@ fn word_like(w: &[u8]) -> bool {
     let lowers = w.iter().filter(|c| c.is_ascii_lowercase()).count();
     let uppers = w.iter().filter(|c| c.is_ascii_uppercase()).count();
     uppers <= 1 + lowers / 4 || lowers == 0
+}
+
+/// `prefix` without a call the value is the literal argument of, so the name is the
+/// variable's, not the function's: `masterKey = Convert.FromHexString("` → `masterKey `.
+fn without_call(prefix: &[u8]) -> &[u8] {
+    let body = &prefix[..run_start(prefix, |c| matches!(c, b'"' | b'\'' | b' ' | b'\t'))];
+    match body.strip_suffix(b"(") {
+        Some(call) => call
+            .iter()
+            .rposition(|&c| c == b'=')
+            .map_or(prefix, |eq| &prefix[..eq]),
+        None => prefix,
+    }
 }
 
 /// `prefix` without a typed declaration's type, so the name is the variable's, not the
@@ -481,6 +500,22 @@ fn versioned_name(b: &[u8]) -> bool {
             .is_some_and(|p| ver(&b[p + 1..sep]))
 }
 
+/// A content digest named by its algorithm (`sha1:cc80…`, `sha256-…`, `md5=…`): a hash of
+/// data, not a credential.
+fn digest(v: &str) -> bool {
+    let Some(i) = v.find([':', '-', '=']) else {
+        return false;
+    };
+    let (algo, hex) = (&v[..i], &v[i + 1..]);
+    [
+        "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake2b", "blake3", "xxh64",
+    ]
+    .iter()
+    .any(|a| algo.eq_ignore_ascii_case(a))
+        && hex.len() >= 16
+        && hex.bytes().all(|c| c.is_ascii_hexdigit())
+}
+
 /// Last words of a key name that make it a non-secret field (`credentialsId`,
 /// `LLM_SECRET_NAME`, `token_url`, `secret_length`, `password_file`).
 const NON_SECRET_SUFFIXES: &[&str] = &[
@@ -526,6 +561,8 @@ const NON_SECRET_SUFFIXES: &[&str] = &[
     "issuer",
     "audience",
     "scope",
+    "scopes",
+    "callback",
     "kind",
     "ref",
     "location",
@@ -552,7 +589,7 @@ fn run_start(b: &[u8], keep: impl Fn(u8) -> bool) -> usize {
 /// or the match) says what it is (`public key:`, `cache key:`, `from key:`) is not a secret's
 /// name.
 pub fn key_name_ok(lead: &[u8], prefix: &[u8]) -> bool {
-    let prefix = without_type(prefix);
+    let prefix = without_call(without_type(prefix));
     let end = prefix
         .iter()
         .rposition(|b| b.is_ascii_alphanumeric())
@@ -1354,6 +1391,11 @@ mod tests {
             b"user_password_hash",
             b"MAX_TOKENS",
             b"access-tokenCount",
+            b"X25519.secret_length",
+            b"settings.SECRET_KEY",
+            b"sha1:cc806e2c079eccc1aeda232b2c8f41f5e1968c9e",
+            b"sha256-9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+            b"prod/rds/master:SecretString:password}}",
         ] {
             assert!(!secret_value_ok(v), "{}", String::from_utf8_lossy(v));
         }
@@ -1368,13 +1410,15 @@ mod tests {
             b"2024-05-01Tz8rK2mWq5Ln",
             b"a=Qm7vX2pLk9wR",
             b"npg_dGyzjTcwEsrK",
+            b"K0zkvujAg5Kf1U.zzEAdEN",
+            b"uTb.vjX6oXF2t9Jej5ku",
         ] {
             assert!(secret_value_ok(v), "{}", String::from_utf8_lossy(v));
         }
     }
 
     #[test]
-    fn typed_declarations_name_the_variable() {
+    fn typed_declarations_and_calls_name_the_variable() {
         for (prefix, name) in [
             (&b"const CACHE_KEY: &str = \""[..], &b"const CACHE_KEY"[..]),
             (
@@ -1382,12 +1426,13 @@ mod tests {
                 b"static API_SECRET",
             ),
             (b"apiToken?: string | undefined = '", b"apiToken"),
+            (b"masterKey = Convert.FromHexString(\"", b"masterKey "),
             (b"api_key: \"", b"api_key: \""),
             (b"a::b = \"", b"a::b = \""),
             (b"token = \"", b"token = \""),
         ] {
             assert_eq!(
-                without_type(prefix),
+                without_call(without_type(prefix)),
                 name,
                 "{}",
                 String::from_utf8_lossy(prefix)

@@ -2389,6 +2389,55 @@ impl Walker<'_> {
                             Act::None
                         }
                     }
+                    // `trap 'CMD' EXIT`: CMD runs when the signal or the shell's exit comes
+                    "trap" => match args.first() {
+                        Some(a) if !a.text.starts_with('-') && args.len() >= 2 => {
+                            script(a.text.clone(), a.dynamic, "trap".into())
+                        }
+                        _ => Act::None,
+                    },
+                    // `script -c CMD [FILE]` (util-linux) runs CMD under a pseudo-terminal
+                    "script" => {
+                        let k = args.iter().position(|a| {
+                            let t = a.text.as_str();
+                            t == "--command"
+                                || (t.starts_with('-') && !t.starts_with("--") && t.ends_with('c'))
+                        });
+                        let found = k.and_then(|k| args.get(k + 1)).or_else(|| {
+                            args.iter()
+                                .find_map(|a| a.text.strip_prefix("--command=").map(|_| a))
+                        });
+                        match found {
+                            Some(a) => {
+                                let t = a.text.strip_prefix("--command=").unwrap_or(&a.text);
+                                script(t.to_string(), a.dynamic, "script -c".into())
+                            }
+                            None => Act::None,
+                        }
+                    }
+                    // sqlite3's `.shell CMD` / `.system CMD` dot-commands, gdb's `shell CMD`
+                    // / `!CMD` commands (`-ex`, `--eval-command`)
+                    "sqlite3" | "gdb" => {
+                        let (text, dynamic) = args
+                            .iter()
+                            .filter_map(|a| {
+                                let t = a.text.trim_start();
+                                let t = t.strip_prefix("--eval-command=").unwrap_or(t);
+                                let body = if p == "sqlite3" {
+                                    t.strip_prefix(".shell ")
+                                        .or_else(|| t.strip_prefix(".system "))
+                                } else {
+                                    t.strip_prefix("shell ").or_else(|| t.strip_prefix('!'))
+                                };
+                                body.map(|b| (b.to_string(), a.dynamic))
+                            })
+                            .fold((String::new(), false), |(mut t, d), (v, dv)| {
+                                t.push_str(&v);
+                                t.push('\n');
+                                (t, d || dv)
+                            });
+                        script(text, dynamic, format!("{p} shell command"))
+                    }
                     "watch" => {
                         let j = skip_opts(args, 0, b"nq", &["interval", "equexit"]);
                         let (text, dynamic) = join(&args[j.min(args.len())..]);
@@ -2431,7 +2480,30 @@ impl Walker<'_> {
                             .position(|a| a.text.starts_with(":::"))
                             .unwrap_or(args.len())
                             .max(j.min(args.len()));
-                        let (text, dynamic) = join(&args[j.min(end)..end]);
+                        let (mut text, mut dynamic) = join(&args[j.min(end)..end]);
+                        // `::: A B …`: the template runs once per value, `{}` standing for it
+                        // (appended when the template has none)
+                        if end < args.len() && !text.is_empty() {
+                            let values: Vec<&Arg> = args[end + 1..]
+                                .iter()
+                                .take_while(|a| !a.text.starts_with("::"))
+                                .take(MAX_LOOP_VALUES)
+                                .collect();
+                            let mut runs = String::new();
+                            for v in &values {
+                                let line = if text.contains("{}") {
+                                    text.replace("{}", &quote_word(&v.text))
+                                } else {
+                                    format!("{text} {}", quote_word(&v.text))
+                                };
+                                runs.push_str(&line);
+                                runs.push('\n');
+                                dynamic |= v.dynamic;
+                            }
+                            if !runs.is_empty() {
+                                text = runs;
+                            }
+                        }
                         if text.is_empty() {
                             Act::Script {
                                 pos: None,
@@ -3179,6 +3251,19 @@ impl Walker<'_> {
         for hd in io.heads.iter() {
             self.edge(host, hd);
         }
+    }
+}
+
+/// `w` as one shell word: as it is when it holds nothing the shell would split or expand
+/// but a glob or `~` (which it had expanded the same way the first time), else single-quoted.
+fn quote_word(w: &str) -> String {
+    if !w.is_empty()
+        && w.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || b"/._-~*?[]=@:+,%^".contains(&c))
+    {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
     }
 }
 
