@@ -4,7 +4,8 @@ scanners, on the public labelled corpora in ../shared/corpora (read in place, ne
 project), on the project's own held-out set tests/corpora/redaction-heldout.jsonl and on the red-team
 set tests/corpora/redaction-redteam-2026-12-05.jsonl and the tool-output red-team set
 tests/corpora/redaction-redteam-2026-12-05b.jsonl and the vendor-families red-team set
-tests/corpora/redaction-redteam-2026-12-05c.jsonl (each measured once before tuning, then tuned on).
+tests/corpora/redaction-redteam-2026-12-05c.jsonl and the code-and-config red-team set
+tests/corpora/redaction-redteam-2026-12-06.jsonl (each measured once before tuning, then tuned on).
 
 usage: python3 benches/redaction_recall.py [--peers] [--quick] [WARDEN_BIN]
   WARDEN_BIN  default target/release/warden

