@@ -64,16 +64,18 @@
 //! package.json scripts set by node / jq / sed, `trap`, `script -c`, sqlite3 `.shell`, gdb
 //! `shell`, `parallel :::`, node's `homedir()` and `.then(eval)`, foreign registries, Go modules
 //! from unknown hosts, `deno run URL`, cloud audit off, public buckets, cloud secrets and
-//! database dumps to the network, `~/.local/bin/git` written, known pagers and plain ssh
-//! commands in git config): recall 94.0% (evasion 91.6%, plain 97.2%), false alarms 8.3% — the
-//! targets are not met on it. Left: a file written by an interpreter then run (`python3 -c
+//! database dumps to the network, `~/.local/bin/git` written): recall 94.0% (evasion 91.6%,
+//! plain 97.2%), false alarms 10.1% — the targets are not met on it. (A first cut let a known
+//! pager or a plain ssh command in git config pass, 8.3% false alarms; a review showed the
+//! exemption excused another, dangerous setting on the same line, so it was withdrawn.) Left: a file written by an interpreter then run (`python3 -c
 //! "open(p,'w').write(…)" && sh p`), `BASH_ENV=FILE`, a pre-commit config naming a foreign
 //! repository, data split or hex-dumped into DNS names in a loop and `${t:0:60}` slices of a
 //! token, an archive of credentials written to /tmp then uploaded, jq's string output piped to
 //! a shell, an OpenSSL engine downloaded and loaded, a known-bad gem version. Its false alarms
 //! are choices shared with the other corpora (force pushes with lease, git hooks written,
 //! crontab and `~/.bashrc` edits, dropping a test database, `FLUSHDB`, a VCS install from
-//! GitHub, a base64 payload piped to `sh` even when it decodes to `npm test`) and one that
+//! GitHub, a base64 payload piped to `sh` even when it decodes to `npm test`, any pager or
+//! ssh command set in git config) and one that
 //! the policy language cannot yet express without opening an evasion: `/dev/tcp/127.0.0.1/…`
 //! blocks like any `/dev/tcp` redirection.
 //! `⏎` in a command stands for a newline (heredocs).
@@ -129,7 +131,7 @@ fn shipped_packs_on_red_team_corpus_3() {
 
 #[test]
 fn shipped_packs_on_red_team_corpus_4() {
-    run_corpus_with("commands-redteam-2026-12-06.tsv", (91.5, 97.2, 94.0), 8.3);
+    run_corpus_with("commands-redteam-2026-12-06.tsv", (91.5, 97.2, 94.0), 10.1);
 }
 
 #[test]

@@ -43,7 +43,9 @@ impl PackageNames {
     fn table(&self) -> &Table {
         self.table.get_or_init(|| {
             let exact: HashSet<String> = self.raw.iter().map(|n| normalise(n)).collect();
-            let near = exact.iter().filter(|n| n.len() >= 5).cloned().collect();
+            // sorted, so a name near several listed ones always reports the same one
+            let mut near: Vec<String> = exact.iter().filter(|n| n.len() >= 5).cloned().collect();
+            near.sort_unstable();
             Table { exact, near }
         })
     }
@@ -65,7 +67,7 @@ impl PackageNames {
 /// The package name an install argument names, normalised; `None` for flags, paths,
 /// URLs and files.
 fn package_name(arg: &str) -> Option<String> {
-    if arg.starts_with('-') || arg.contains("://") || arg.contains('/') && !arg.starts_with('@') {
+    if arg.starts_with('-') || arg.contains("://") || (arg.contains('/') && !arg.starts_with('@')) {
         return None;
     }
     // `@scope/name@1.2`: the version `@` is the one after the first character.
@@ -76,6 +78,46 @@ fn package_name(arg: &str) -> Option<String> {
     let name = normalise(&arg[..cut]);
     (!name.is_empty()).then_some(name)
 }
+
+/// Options of the package tools whose value is no package (`npm i -w server chalk`, `cargo
+/// add -p server tokio`, `pip install -r reqs.txt`): the word after one is not measured.
+pub(crate) const VALUE_OPTIONS: &[&str] = &[
+    "-w",
+    "--workspace",
+    "--prefix",
+    "-C",
+    "--dir",
+    "--cwd",
+    "--filter",
+    "-F",
+    "-p",
+    "--package",
+    "--manifest-path",
+    "--features",
+    "--target",
+    "-t",
+    "-r",
+    "--requirement",
+    "-c",
+    "--constraint",
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+    "-f",
+    "--find-links",
+    "--root",
+    "--python",
+    "--python-version",
+    "--platform",
+    "--registry",
+    "--tag",
+    "-v",
+    "--version",
+    "--git",
+    "--branch",
+    "--rev",
+    "--path",
+];
 
 /// Lowercase, every run of `-`, `_`, `.` as one `-`.
 fn normalise(name: &str) -> String {

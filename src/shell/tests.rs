@@ -583,6 +583,27 @@ fn files_this_line_wrote_run_by_task_runners_and_package_tools() {
     ] {
         assert_eq!(cmd(line, "rm").via.last().map(String::as_str), Some(via), "{line}");
     }
+    // a Taskfile item after another key of the task, and a package.json in yarn's --cwd
+    assert_eq!(
+        cmd(
+            "printf 'tasks:\\n  d:\\n    cmds:\\n      - echo hi\\n    silent: true\\n  e:\\n    cmds:\\n      - cmd: rm -rf /srv\\n' > Taskfile.yml && task e",
+            "rm"
+        )
+        .via
+        .last()
+        .map(String::as_str),
+        Some("Taskfile")
+    );
+    assert_eq!(
+        cmd(
+            "echo '{\"scripts\":{\"x\":\"rm -rf /srv\"}}' > app/package.json && yarn --cwd app x",
+            "rm"
+        )
+        .via
+        .last()
+        .map(String::as_str),
+        Some("npm script")
+    );
     // not written by this line, or another directory: nothing to read
     assert_eq!(progs("just && tox && npm test"), ["just", "tox", "npm"]);
     assert_eq!(

@@ -1154,7 +1154,9 @@ impl Walker<'_> {
             "direnv" if matches!(c.subcommand(), Some("allow" | "exec" | "reload")) => {
                 (&[".envrc"], &[])
             }
-            "npm" | "yarn" | "pnpm" | "bun" => (&["package.json"], &["--prefix"]),
+            "npm" => (&["package.json"], &["--prefix"]),
+            "yarn" | "bun" => (&["package.json"], &["--cwd"]),
+            "pnpm" => (&["package.json"], &["-C", "--dir"]),
             "pip" | "pip3" | "uv"
                 if c.args.iter().any(|a| matches!(a.text.as_str(), "." | "./"))
                     && c.args.iter().any(|a| a.text == "install") =>
@@ -1170,8 +1172,10 @@ impl Walker<'_> {
             .and_then(|k| c.args.get(k + 1))
             .filter(|a| !a.dynamic);
         let text = match named {
-            // npm --prefix DIR: the package.json in DIR
-            Some(a) if p == "npm" => self.written_path(&format!("{}/package.json", a.text), cwd),
+            // npm --prefix DIR, yarn --cwd DIR, pnpm -C DIR: the package.json in DIR
+            Some(a) if names == ["package.json"] => {
+                self.written_path(&format!("{}/package.json", a.text), cwd)
+            }
             Some(a) => self.written_path(&a.text, cwd),
             None => names.iter().find_map(|f| self.written_path(f, cwd)),
         }?;
@@ -2286,6 +2290,7 @@ impl Walker<'_> {
                     Act::None
                 }
             } else {
+                let mut config = self.written_config(c);
                 match p {
                     // a script this line wrote, run by its path (`./x.sh`)
                     p if ran_written.is_some() => Act::Script {
@@ -2296,12 +2301,7 @@ impl Walker<'_> {
                         remote: false,
                     },
                     // a task runner's or package tool's file this line wrote
-                    "just" | "task" | "go-task" | "tox" | "rake" | "direnv" | "npm" | "yarn"
-                    | "pnpm" | "bun" | "pip" | "pip3" | "uv"
-                        if self.written_config(c).is_some() =>
-                    {
-                        self.written_config(c).unwrap_or(Act::None)
-                    }
+                    _ if config.is_some() => config.take().unwrap_or(Act::None),
                     // `package.json` scripts set by a program that edits it (node, jq, sed)
                     "node" | "nodejs" | "jq" | "sed" | "gsed" | "perl" | "ruby" | "python"
                     | "python3"
@@ -3378,24 +3378,27 @@ fn indented_lines(text: &str) -> String {
 /// A Taskfile's commands: the items of its `cmds:` lists (`- CMD`, `- cmd: CMD`).
 fn taskfile_cmds(text: &str) -> String {
     let mut out = Vec::new();
-    let mut in_cmds = false;
+    // the indentation of the `cmds:` key being read: its list lasts while lines are deeper
+    let mut cmds: Option<usize> = None;
     for l in text.lines() {
         let t = l.trim();
+        let indent = l.len() - l.trim_start().len();
         if t.starts_with("cmds:") {
-            in_cmds = true;
+            cmds = Some(indent);
             continue;
         }
-        if !in_cmds {
-            continue;
-        }
-        match t.strip_prefix("- ").or_else(|| t.strip_prefix("cmd:")) {
-            Some(item) => {
-                let item = item.trim();
-                let item = item.strip_prefix("cmd:").map_or(item, str::trim);
-                out.push(unquote_yaml(item));
+        match cmds {
+            Some(k) if indent > k || (indent == k && t.starts_with("- ")) => {}
+            _ if t.is_empty() || t.starts_with('#') => continue,
+            _ => {
+                cmds = None;
+                continue;
             }
-            None if t.is_empty() || t.starts_with('#') => {}
-            None => in_cmds = false,
+        }
+        if let Some(item) = t.strip_prefix("- ").or_else(|| t.strip_prefix("cmd:")) {
+            let item = item.trim();
+            let item = item.strip_prefix("cmd:").map_or(item, str::trim);
+            out.push(unquote_yaml(item));
         }
     }
     out.join("\n")
