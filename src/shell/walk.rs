@@ -2402,10 +2402,8 @@ impl Walker<'_> {
                     }
                     // GNU tar runs a command for these options
                     "tar" | "gtar" => {
-                        let (text, dynamic) = args
-                            .iter()
-                            .enumerate()
-                            .filter_map(|(k, a)| {
+                        let (text, dynamic) =
+                            lines(args.iter().enumerate().filter_map(|(k, a)| {
                                 let t = a.text.as_str();
                                 let v = t
                                     .strip_prefix("--checkpoint-action=exec=")
@@ -2425,12 +2423,7 @@ impl Walker<'_> {
                                     }
                                     _ => None,
                                 })
-                            })
-                            .fold((String::new(), false), |(mut t, d), (v, dv)| {
-                                t.push_str(&v);
-                                t.push('\n');
-                                (t, d || dv)
-                            });
+                            }));
                         script(text, dynamic, "tar (command option)".into())
                     }
                     "su" => {
@@ -2512,24 +2505,17 @@ impl Walker<'_> {
                     // sqlite3's `.shell CMD` / `.system CMD` dot-commands, gdb's `shell CMD`
                     // / `!CMD` commands (`-ex`, `--eval-command`)
                     "sqlite3" | "gdb" => {
-                        let (text, dynamic) = args
-                            .iter()
-                            .filter_map(|a| {
-                                let t = a.text.trim_start();
-                                let t = t.strip_prefix("--eval-command=").unwrap_or(t);
-                                let body = if p == "sqlite3" {
-                                    t.strip_prefix(".shell ")
-                                        .or_else(|| t.strip_prefix(".system "))
-                                } else {
-                                    t.strip_prefix("shell ").or_else(|| t.strip_prefix('!'))
-                                };
-                                body.map(|b| (b.to_string(), a.dynamic))
-                            })
-                            .fold((String::new(), false), |(mut t, d), (v, dv)| {
-                                t.push_str(&v);
-                                t.push('\n');
-                                (t, d || dv)
-                            });
+                        let (text, dynamic) = lines(args.iter().filter_map(|a| {
+                            let t = a.text.trim_start();
+                            let t = t.strip_prefix("--eval-command=").unwrap_or(t);
+                            let body = if p == "sqlite3" {
+                                t.strip_prefix(".shell ")
+                                    .or_else(|| t.strip_prefix(".system "))
+                            } else {
+                                t.strip_prefix("shell ").or_else(|| t.strip_prefix('!'))
+                            };
+                            body.map(|b| (b.to_string(), a.dynamic))
+                        }));
                         script(text, dynamic, format!("{p} shell command"))
                     }
                     "watch" => {
@@ -3524,6 +3510,18 @@ fn quote_word(w: &str) -> String {
     } else {
         format!("'{}'", w.replace('\'', "'\\''"))
     }
+}
+
+/// Script lines gathered one by one, each `(line, dynamic)`: the lines joined (each ended by a
+/// newline) and whether any is dynamic.
+fn lines(lines: impl Iterator<Item = (String, bool)>) -> (String, bool) {
+    let mut out = (String::new(), false);
+    for (line, dynamic) in lines {
+        out.0.push_str(&line);
+        out.0.push('\n');
+        out.1 |= dynamic;
+    }
+    out
 }
 
 /// A local nested script to analyse, or nothing when `text` is empty.
