@@ -50,6 +50,22 @@ impl PackageNames {
         })
     }
 
+    /// Whether some argument of a command line names a typo of a listed package: the
+    /// package tools' own verbs (`npm exec`, not a typo of `execa`), the words after an
+    /// option that takes a value (`npm i -w server chalk`) and the words not known before
+    /// the command runs (`dynamic`) are no package names.
+    pub(crate) fn any_resembled<'a>(
+        &self,
+        args: impl IntoIterator<Item = (&'a str, bool)>,
+    ) -> bool {
+        let mut after_option = false;
+        args.into_iter().any(|(text, dynamic)| {
+            let measured = !dynamic && !after_option && !TOOL_VERBS.contains(&text);
+            after_option = VALUE_OPTIONS.contains(&text);
+            measured && self.resembled(text).is_some()
+        })
+    }
+
     /// The listed name `arg` is a typo of, if it is one (and not itself listed).
     pub(crate) fn resembled(&self, arg: &str) -> Option<&str> {
         let name = package_name(arg)?;
@@ -79,9 +95,14 @@ fn package_name(arg: &str) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
+/// The package tools' verbs, which name no package.
+const TOOL_VERBS: &[&str] = &[
+    "install", "i", "add", "inject", "exec", "x", "dlx", "run", "tool", "pip",
+];
+
 /// Options of the package tools whose value is no package (`npm i -w server chalk`, `cargo
 /// add -p server tokio`, `pip install -r reqs.txt`): the word after one is not measured.
-pub(crate) const VALUE_OPTIONS: &[&str] = &[
+const VALUE_OPTIONS: &[&str] = &[
     "-w",
     "--workspace",
     "--prefix",
@@ -215,6 +236,28 @@ mod tests {
         ] {
             assert_eq!(n.resembled(arg), None, "{arg}");
         }
+    }
+
+    #[test]
+    fn option_values_and_dynamic_words_are_no_package_names() {
+        let n = names();
+        let line = |words: &[(&'static str, bool)]| n.any_resembled(words.iter().copied());
+        assert!(line(&[("install", false), ("reqeusts", false)]));
+        assert!(!line(&[
+            ("i", false),
+            ("-w", false),
+            ("lodahs", false),
+            ("chalk", false)
+        ]));
+        assert!(line(&[
+            ("i", false),
+            ("-w", false),
+            ("server", false),
+            ("lodahs", false)
+        ]));
+        assert!(!line(&[("install", false), ("reqeusts", true)]));
+        let n = PackageNames::new(&["execa".to_string()]);
+        assert!(!n.any_resembled([("exec", false), ("--", false), ("eslint", false)]));
     }
 
     #[test]

@@ -628,12 +628,9 @@ fn qual(q: &CQual, c: &shell::SimpleCommand, event: &Event, home: Option<&str>) 
         CQual::DynamicArgs => c.has_dynamic_args(),
         CQual::ArgUnder(t) => c.paths().any(|p| under_any(p, t, event, home)),
         CQual::ArgIs(t) => c.paths().any(|p| is_any(p, t, event, home)),
-        CQual::ArgResembles(n) => c.args.iter().enumerate().any(|(k, a)| {
-            // the value of an option such as `-w` / `--prefix` names no package
-            let option_value =
-                k > 0 && crate::compile::typo::VALUE_OPTIONS.contains(&c.args[k - 1].text.as_str());
-            !a.dynamic && !option_value && n.resembled(&a.text).is_some()
-        }),
+        CQual::ArgResembles(n) => {
+            n.any_resembled(c.args.iter().map(|a| (a.text.as_str(), a.dynamic)))
+        }
         CQual::Arg(t) => c
             .args
             .iter()

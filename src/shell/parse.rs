@@ -189,6 +189,28 @@ fn is_meta(c: u8) -> bool {
 }
 
 #[inline]
+/// `:OFFSET}` or `:OFFSET:LENGTH}` after a parameter's name (`${HOME:0:1}`), with plain
+/// decimal numbers: the offset, the length if given, and the bytes up to and including `}`.
+fn substring_op(rest: &[u8]) -> Option<(usize, Option<usize>, usize)> {
+    let body = rest.strip_prefix(b":")?;
+    let end = body.iter().position(|&c| c == b'}')?;
+    let text = std::str::from_utf8(&body[..end]).ok()?;
+    let (off, len) = match text.split_once(':') {
+        Some((o, l)) => (o.trim(), Some(l.trim())),
+        None => (text.trim(), None),
+    };
+    let number = |t: &str| {
+        (!t.is_empty() && t.bytes().all(|c| c.is_ascii_digit()))
+            .then(|| t.parse::<usize>().ok())
+            .flatten()
+    };
+    let len = match len {
+        Some(l) => Some(number(l)?),
+        None => None,
+    };
+    Some((number(off)?, len, end + 2))
+}
+
 fn is_name_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_'
 }
@@ -1208,6 +1230,18 @@ impl<'s, 'b> Parser<'s, 'b> {
                             }
                             return;
                         }
+                    }
+                }
+                // `${HOME:0:1}`: a slice of the known home (`/`, spelled without a slash)
+                if nstart == ns && name == b"HOME" {
+                    if let (Some(home), Some((off, len, end))) =
+                        (self.home, substring_op(&self.s[name_end..]))
+                    {
+                        let from = off.min(home.len());
+                        let to = len.map_or(home.len(), |l| (from + l).min(home.len()));
+                        w.buf.extend_from_slice(&home.as_bytes()[from..to]);
+                        self.pos = name_end + end;
+                        return;
                     }
                 }
                 // `${X:?msg}` / `${X?msg}` is X or an error; `${HOME:-…}` is $HOME

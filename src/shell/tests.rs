@@ -548,7 +548,8 @@ fn watch_su_ssh_parallel() {
 
 #[test]
 fn files_this_line_wrote_run_by_task_runners_and_package_tools() {
-    for (line, via) in [
+    let via = |line: &str| cmd(line, "rm").via.last().cloned();
+    for (line, reader) in [
         ("printf 'default:\\n    rm -rf /srv\\n' > justfile && just", "justfile"),
         (
             "printf 'tasks:\\n  d:\\n    cmds:\\n      - rm -rf /srv\\n' > Taskfile.yml && task d",
@@ -580,29 +581,36 @@ fn files_this_line_wrote_run_by_task_runners_and_package_tools() {
             "printf 'import os\\nos.system(\"rm -rf /srv\")\\n' > setup.py && pip install -e .",
             "setup.py",
         ),
+        // a package directory installed: its install scripts run
+        (
+            "echo '{\"scripts\":{\"postinstall\":\"rm -rf /srv\"}}' > /tmp/p/package.json && npm install /tmp/p",
+            "npm script",
+        ),
+        (
+            "printf 'import os\\nos.system(\"rm -rf /srv\")\\n' > setup.py && pip install -e '.[dev]'",
+            "setup.py",
+        ),
+        (
+            "printf 'import os\\nos.system(\"rm -rf /srv\")\\n' > /tmp/q/setup.py && python3 -m pip install /tmp/q",
+            "setup.py",
+        ),
     ] {
-        assert_eq!(cmd(line, "rm").via.last().map(String::as_str), Some(via), "{line}");
+        assert_eq!(via(line).as_deref(), Some(reader), "{line}");
     }
     // a Taskfile item after another key of the task, and a package.json in yarn's --cwd
+    assert_eq!(via("printf 'tasks:\\n  d:\\n    cmds:\\n      - echo hi\\n    silent: true\\n  e:\\n    cmds:\\n      - cmd: rm -rf /srv\\n' > Taskfile.yml && task e").as_deref(), Some("Taskfile"));
     assert_eq!(
-        cmd(
-            "printf 'tasks:\\n  d:\\n    cmds:\\n      - echo hi\\n    silent: true\\n  e:\\n    cmds:\\n      - cmd: rm -rf /srv\\n' > Taskfile.yml && task e",
-            "rm"
-        )
-        .via
-        .last()
-        .map(String::as_str),
-        Some("Taskfile")
-    );
-    assert_eq!(
-        cmd(
-            "echo '{\"scripts\":{\"x\":\"rm -rf /srv\"}}' > app/package.json && yarn --cwd app x",
-            "rm"
-        )
-        .via
-        .last()
-        .map(String::as_str),
+        via("echo '{\"scripts\":{\"x\":\"rm -rf /srv\"}}' > app/package.json && yarn --cwd app x")
+            .as_deref(),
         Some("npm script")
+    );
+    // make reads `$$` as the shell's `$`
+    assert_eq!(
+        paths(&cmd(
+            "printf 'all:\\n\\t@rm -rf $$HOME/x\\n' > /tmp/Makefile && make -f /tmp/Makefile",
+            "rm"
+        )),
+        ["/home/u/x"]
     );
     // not written by this line, or another directory: nothing to read
     assert_eq!(progs("just && tox && npm test"), ["just", "tox", "npm"]);
@@ -621,7 +629,21 @@ fn trap_script_sqlite3_gdb_run_their_commands() {
         ["script -c"]
     );
     assert_eq!(cmd("script --command='rm -rf /'", "rm").via, ["script -c"]);
+    assert_eq!(
+        cmd("script -c'rm -rf /' /dev/null", "rm").via,
+        ["script -c"]
+    );
+    assert_eq!(
+        cmd("script -q --command 'rm -rf /'", "rm").via,
+        ["script -c"]
+    );
+    assert_eq!(cmd("trap -- 'rm -rf ~' EXIT", "rm").via, ["trap"]);
+    assert_eq!(
+        cmd("gdb -eval-command='shell rm -rf /'", "rm").via,
+        ["gdb shell command"]
+    );
     assert_eq!(progs("script session.log"), ["script"]);
+    assert_eq!(progs("script -a -f typescript.log"), ["script"]);
     assert_eq!(
         cmd("sqlite3 :memory: '.shell rm -rf /'", "rm").via,
         ["sqlite3 shell command"]
@@ -1333,6 +1355,12 @@ fn variables_on_the_line_are_substituted() {
     assert!(cmd("rm -rf ${PWD%%/*}", "rm").args[1].dynamic);
     assert!(cmd("rm -rf ${HOME%/*.txt}", "rm").args[1].dynamic);
     assert!(cmd("rm -rf ${X%/*}", "rm").args[1].dynamic);
+    // `${HOME:0:1}` is `/`; slices of other variables, or with expressions, stay unknown
+    assert_eq!(up("rm -rf ${HOME:0:1}").as_deref(), Some("/"));
+    assert_eq!(up("rm -rf ${HOME:0:5}").as_deref(), Some("/home"));
+    assert_eq!(up("rm -rf \"${HOME:0}\"").as_deref(), Some("/home/u"));
+    assert!(cmd("rm -rf ${HOME:0:$n}", "rm").args[1].dynamic);
+    assert!(cmd("rm -rf ${X:0:1}", "rm").args[1].dynamic);
 }
 
 #[test]

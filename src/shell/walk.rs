@@ -1122,7 +1122,8 @@ impl Walker<'_> {
             .filter_map(|l| l.strip_prefix('\t'))
             .map(|l| l.trim_start_matches(['@', '-', '+']))
             .collect();
-        (!recipes.is_empty()).then(|| recipes.join("\n"))
+        // make reads `$$` as the shell's `$`
+        (!recipes.is_empty()).then(|| recipes.join("\n").replace("$$", "$"))
     }
 
     /// What a task runner or package tool runs from a file this line wrote in the command's
@@ -1157,8 +1158,11 @@ impl Walker<'_> {
             "npm" => (&["package.json"], &["--prefix"]),
             "yarn" | "bun" => (&["package.json"], &["--cwd"]),
             "pnpm" => (&["package.json"], &["-C", "--dir"]),
-            "pip" | "pip3" | "uv"
-                if c.args.iter().any(|a| matches!(a.text.as_str(), "." | "./"))
+            "pip" | "pip3" | "uv" | "python" | "python3"
+                if (p.starts_with("pip")
+                    || p == "uv"
+                    || c.args.iter().any(|a| a.text == "pip"))
+                    && local_package(c).is_some()
                     && c.args.iter().any(|a| a.text == "install") =>
             {
                 (&["setup.py"], &[])
@@ -1171,13 +1175,17 @@ impl Walker<'_> {
             .position(|a| flags.contains(&a.text.as_str()))
             .and_then(|k| c.args.get(k + 1))
             .filter(|a| !a.dynamic);
-        let text = match named {
+        // `npm install ./pkg`, `pip install /tmp/p`: the package directory installed, whose
+        // install scripts (package.json's, setup.py) run
+        let installed = local_package(c).filter(|d| *d != "." && *d != "./");
+        let text = match (named, installed) {
             // npm --prefix DIR, yarn --cwd DIR, pnpm -C DIR: the package.json in DIR
-            Some(a) if names == ["package.json"] => {
+            (Some(a), _) if names == ["package.json"] => {
                 self.written_path(&format!("{}/package.json", a.text), cwd)
             }
-            Some(a) => self.written_path(&a.text, cwd),
-            None => names.iter().find_map(|f| self.written_path(f, cwd)),
+            (Some(a), _) => self.written_path(&a.text, cwd),
+            (None, Some(dir)) => self.written_path(&format!("{dir}/{}", names[0]), cwd),
+            (None, None) => names.iter().find_map(|f| self.written_path(f, cwd)),
         }?;
         let shell = |t: String, label: &str| script(t, false, label.to_string());
         match p {
@@ -2477,28 +2485,41 @@ impl Walker<'_> {
                         }
                     }
                     // `trap 'CMD' EXIT`: CMD runs when the signal or the shell's exit comes
-                    "trap" => match args.first() {
-                        Some(a) if !a.text.starts_with('-') && args.len() >= 2 => {
+                    "trap" => match args
+                        .iter()
+                        .skip_while(|a| a.text == "--")
+                        .collect::<Vec<_>>()[..]
+                    {
+                        [a, _, ..] if !a.text.starts_with('-') => {
                             script(a.text.clone(), a.dynamic, "trap".into())
                         }
                         _ => Act::None,
                     },
                     // `script -c CMD [FILE]` (util-linux) runs CMD under a pseudo-terminal
+                    // (`-qc CMD`, `-cCMD`, `--command CMD`, `--command=CMD`)
                     "script" => {
-                        let k = args.iter().position(|a| {
+                        let found = args.iter().enumerate().find_map(|(k, a)| {
                             let t = a.text.as_str();
-                            t == "--command"
-                                || (t.starts_with('-') && !t.starts_with("--") && t.ends_with('c'))
-                        });
-                        let found = k.and_then(|k| args.get(k + 1)).or_else(|| {
-                            args.iter()
-                                .find_map(|a| a.text.strip_prefix("--command=").map(|_| a))
+                            let short = t.strip_prefix('-').filter(|f| !f.starts_with('-'));
+                            let attached =
+                                short.and_then(|f| f.split_once('c')).filter(|(before, _)| {
+                                    before.bytes().all(|b| b"aefkq".contains(&b))
+                                });
+                            match attached {
+                                Some((_, "")) => {
+                                    args.get(k + 1).map(|v| (v.text.clone(), v.dynamic))
+                                }
+                                Some((_, v)) => Some((v.to_string(), a.dynamic)),
+                                None if t == "--command" => {
+                                    args.get(k + 1).map(|v| (v.text.clone(), v.dynamic))
+                                }
+                                None => t
+                                    .strip_prefix("--command=")
+                                    .map(|v| (v.to_string(), a.dynamic)),
+                            }
                         });
                         match found {
-                            Some(a) => {
-                                let t = a.text.strip_prefix("--command=").unwrap_or(&a.text);
-                                script(t.to_string(), a.dynamic, "script -c".into())
-                            }
+                            Some((t, dynamic)) => script(t, dynamic, "script -c".into()),
                             None => Act::None,
                         }
                     }
@@ -2507,7 +2528,10 @@ impl Walker<'_> {
                     "sqlite3" | "gdb" => {
                         let (text, dynamic) = lines(args.iter().filter_map(|a| {
                             let t = a.text.trim_start();
-                            let t = t.strip_prefix("--eval-command=").unwrap_or(t);
+                            let t = t
+                                .strip_prefix("--eval-command=")
+                                .or_else(|| t.strip_prefix("-eval-command="))
+                                .unwrap_or(t);
                             let body = if p == "sqlite3" {
                                 t.strip_prefix(".shell ")
                                     .or_else(|| t.strip_prefix(".system "))
@@ -3411,6 +3435,26 @@ fn tox_commands(text: &str) -> String {
         }
     }
     out.join("\n")
+}
+
+/// The local package directory a package tool's install names (`npm i ./pkg`, `pip install
+/// /tmp/p`, `yarn add file:../lib`, `pip install .`), if any.
+fn local_package(c: &SimpleCommand) -> Option<&str> {
+    if !c
+        .args
+        .iter()
+        .any(|a| matches!(a.text.as_str(), "install" | "i" | "add"))
+    {
+        return None;
+    }
+    c.args.iter().filter(|a| !a.dynamic).find_map(|a| {
+        let t = a.text.strip_prefix("file:").unwrap_or(&a.text);
+        let t = t.split('[').next().unwrap_or(t); // `.[dev]`: extras
+        let local = t == "." || ["/", "./", "../", "~/"].iter().any(|p| t.starts_with(p));
+        local
+            .then_some(t.trim_end_matches('/'))
+            .map(|t| if t.is_empty() { "." } else { t })
+    })
 }
 
 /// The values of a `package.json`'s `scripts` (any of them may run: install runs the
