@@ -362,12 +362,36 @@ fn word_like(w: &[u8]) -> bool {
 /// variable's, not the function's: `masterKey = Convert.FromHexString("` → `masterKey `.
 fn without_call(prefix: &[u8]) -> &[u8] {
     let body = &prefix[..run_start(prefix, |c| matches!(c, b'"' | b'\'' | b' ' | b'\t'))];
+    // a string literal's prefix: `b64decode(b"`, `fromhex(r'`
+    let lit = run_start(body, |c| b"bBrRuU".contains(&c));
+    let body = if body.len() - lit <= 2 {
+        &body[..lit]
+    } else {
+        body
+    };
     match body.strip_suffix(b"(") {
         Some(call) => call
             .iter()
             .rposition(|&c| c == b'=')
             .map_or(prefix, |eq| &prefix[..eq]),
         None => prefix,
+    }
+}
+
+/// `prefix` up to the text of the element before the value's element, so the name is the
+/// first element's text, not the second's tag: `<key>PasswordRules</key> <string>` →
+/// `<key>PasswordRules`. Anything else (`<password>`, `password=`) is returned as it is.
+fn without_next_tag(prefix: &[u8]) -> &[u8] {
+    let tag_start = |t: &[u8]| {
+        let t = t.trim_ascii_end().strip_suffix(b">")?;
+        Some(t.iter().rposition(|&c| c == b'<')?)
+    };
+    let Some(open) = tag_start(prefix) else {
+        return prefix;
+    };
+    match tag_start(&prefix[..open]) {
+        Some(close) if prefix.get(close + 1) == Some(&b'/') => &prefix[..close],
+        _ => prefix,
     }
 }
 
@@ -571,7 +595,8 @@ const NON_SECRET_SUFFIXES: &[&str] = &[
     "var",
     "required",
     "hash",
-    "policy",
+    "rule",
+    "rules",
     "rotation",
     "store",
     "manager",
@@ -589,7 +614,7 @@ fn run_start(b: &[u8], keep: impl Fn(u8) -> bool) -> usize {
 /// or the match) says what it is (`public key:`, `cache key:`, `from key:`) is not a secret's
 /// name.
 pub fn key_name_ok(lead: &[u8], prefix: &[u8]) -> bool {
-    let prefix = without_call(without_type(prefix));
+    let prefix = without_call(without_type(without_next_tag(prefix)));
     let end = prefix
         .iter()
         .rposition(|b| b.is_ascii_alphanumeric())
@@ -651,8 +676,9 @@ pub fn key_name_ok(lead: &[u8], prefix: &[u8]) -> bool {
     let private = words
         .iter()
         .any(|w| matches!(w.as_str(), "private" | "secret" | "password" | "passwd"));
+    // `hashed_secret` (a detect-secrets baseline) holds a digest of the secret, not the secret
     if NON_SECRET_SUFFIXES.contains(&last.as_str())
-        || matches!(first.as_str(), "public" | "publishable" | "pub")
+        || matches!(first.as_str(), "public" | "publishable" | "pub" | "hashed")
         || (public && !private)
     {
         return false;
@@ -1449,6 +1475,10 @@ mod tests {
             b"primaryKey=",
             b"\"bucket_key\": ",
             b"credentialsId = ",
+            b"<key>PasswordRules</key>\n  <string>",
+            b"<key>ApiKeyHint</key><string>",
+            b"key_hint = base64.b64decode(b\"",
+            b"\"hashed_secret\": \"",
         ] {
             assert!(!key_name_ok(b"", n), "{}", String::from_utf8_lossy(n));
         }
@@ -1458,6 +1488,10 @@ mod tests {
             b"bucket_secret_key = ",
             b"azure_search_key = ",
             b"asanaToken\" => ",
+            b"<key>DbPassword</key>\n  <string>",
+            b"<password>",
+            b"masterKey = Convert.FromHexString(\"",
+            b"signing_key = bytes.fromhex(b'",
         ] {
             assert!(key_name_ok(b"", n), "{}", String::from_utf8_lossy(n));
         }
