@@ -50,20 +50,60 @@ impl PackageNames {
         })
     }
 
-    /// Whether some argument of a command line names a typo of a listed package: the
-    /// package tools' own verbs (`npm exec`, not a typo of `execa`), the words after an
-    /// option that takes a value (`npm i -w server chalk`) and the words not known before
-    /// the command runs (`dynamic`) are no package names.
-    pub(crate) fn any_resembled<'a>(
-        &self,
-        args: impl IntoIterator<Item = (&'a str, bool)>,
-    ) -> bool {
-        let mut after_option = false;
-        args.into_iter().any(|(text, dynamic)| {
-            let measured = !dynamic && !after_option && !TOOL_VERBS.contains(&text);
-            after_option = VALUE_OPTIONS.contains(&text);
-            measured && self.resembled(text).is_some()
-        })
+    /// Whether a package tool's command line (`program`, its arguments and whether each is
+    /// known before it runs) names a typo of a listed package. Which words name packages
+    /// depends on the tool:
+    /// - an installer (`pip install`, `npm i`, `gem install`, `cargo add`): every word but
+    ///   the tool's verbs, options and the values of options that take one
+    ///   (`npm i -w server chalk`: `server` is a workspace);
+    /// - a runner (`npx`, `uvx`, `npm exec`, `pnpm dlx`, `pipx run`, `uv tool run`): the
+    ///   values of `-p` / `--package` / `--from` / `--spec` / `--with`, else the first word
+    ///   after the verb; the words after it are the program's own (`uvx ruff check .`);
+    /// - `uv run`: only the values of `--with` (its first word is a command).
+    ///
+    /// Words not known before the command runs are never measured.
+    pub(crate) fn any_resembled(&self, program: &str, args: &[(&str, bool)]) -> bool {
+        let has = |w: &str| args.iter().any(|(t, _)| *t == w);
+        let program = program.rsplit('/').next().unwrap_or(program);
+        let runner = matches!(program, "npx" | "bunx" | "pnpx" | "uvx")
+            || ["exec", "x", "dlx"].iter().any(|v| has(v))
+            || (has("run") && (program == "pipx" || has("tool")));
+        let uv_run = program == "uv" && has("run") && !has("tool");
+        let mut named = Vec::new();
+        let mut by_option = false;
+        let mut k = 0;
+        while k < args.len() {
+            let (text, dynamic) = args[k];
+            k += 1;
+            if runner || uv_run {
+                let (opt, value) = match text.split_once('=') {
+                    Some((o, v)) if o.starts_with('-') => (o, Some((v, dynamic))),
+                    _ => (text, args.get(k).copied()),
+                };
+                if RUNNER_PACKAGE_OPTIONS.contains(&opt) {
+                    named.extend(value);
+                    by_option = true;
+                    k += usize::from(!text.contains('='));
+                    continue;
+                }
+            }
+            if VALUE_OPTIONS.contains(&text) && !(runner && text == "-p") {
+                k += 1;
+            } else if !text.starts_with('-') && !TOOL_VERBS.contains(&text) && !uv_run {
+                // a runner's first word names its package unless an option did; either way
+                // the words after it are the program's
+                if runner {
+                    if !by_option {
+                        named.push((text, dynamic));
+                    }
+                    break;
+                }
+                named.push((text, dynamic));
+            }
+        }
+        named
+            .iter()
+            .any(|&(t, dynamic)| !dynamic && self.resembled(t).is_some())
     }
 
     /// The listed name `arg` is a typo of, if it is one (and not itself listed).
@@ -96,6 +136,10 @@ fn package_name(arg: &str) -> Option<String> {
 }
 
 /// The package tools' verbs, which name no package.
+/// A runner's options naming the package it runs (`npx -p x cmd`, `uvx --from x cmd`,
+/// `uv run --with x python`).
+const RUNNER_PACKAGE_OPTIONS: &[&str] = &["-p", "--package", "--from", "--spec", "--with"];
+
 const TOOL_VERBS: &[&str] = &[
     "install", "i", "add", "inject", "exec", "x", "dlx", "run", "tool", "pip",
 ];
@@ -239,25 +283,32 @@ mod tests {
     }
 
     #[test]
-    fn option_values_and_dynamic_words_are_no_package_names() {
+    fn package_slots_per_tool() {
         let n = names();
-        let line = |words: &[(&'static str, bool)]| n.any_resembled(words.iter().copied());
-        assert!(line(&[("install", false), ("reqeusts", false)]));
-        assert!(!line(&[
-            ("i", false),
-            ("-w", false),
-            ("lodahs", false),
-            ("chalk", false)
-        ]));
-        assert!(line(&[
-            ("i", false),
-            ("-w", false),
-            ("server", false),
-            ("lodahs", false)
-        ]));
-        assert!(!line(&[("install", false), ("reqeusts", true)]));
+        let line = |program: &str, words: &str| {
+            let args: Vec<(&str, bool)> = words.split(' ').map(|w| (w, w == "$X")).collect();
+            n.any_resembled(program, &args)
+        };
+        // installers: every word but verbs, options and option values
+        assert!(line("pip", "install reqeusts"));
+        assert!(line("npm", "i -w server lodahs"));
+        assert!(!line("npm", "i -w lodahs chalk"));
+        assert!(!line("pip", "install $X"));
+        // runners: the package option's value, else the first word; then the program's
+        assert!(line("uvx", "reqeusts"));
+        assert!(line("npx", "-p crossenv tool"));
+        assert!(line("npm", "exec --package=crossenv tool"));
+        assert!(line("uv", "tool run reqeusts"));
+        assert!(line("pipx", "run --spec reqeusts http"));
+        assert!(!line("uvx", "ruff check . --output-format requestz"));
+        assert!(!line("pnpm", "dlx create-vite app --template lodahs"));
+        assert!(!line("uvx", "--from httpie requestz"));
+        // `uv run`: only --with
+        assert!(line("uv", "run --with=reqeusts app.py"));
+        assert!(!line("uv", "run requestz.py"));
+        // a verb is no package name (`exec`, one edit from `execa`)
         let n = PackageNames::new(&["execa".to_string()]);
-        assert!(!n.any_resembled([("exec", false), ("--", false), ("eslint", false)]));
+        assert!(!n.any_resembled("npm", &[("exec", false), ("--", false), ("eslint", false)]));
     }
 
     #[test]

@@ -384,7 +384,7 @@ fn without_call(prefix: &[u8]) -> &[u8] {
 fn without_next_tag(prefix: &[u8]) -> &[u8] {
     let tag_start = |t: &[u8]| {
         let t = t.trim_ascii_end().strip_suffix(b">")?;
-        Some(t.iter().rposition(|&c| c == b'<')?)
+        t.iter().rposition(|&c| c == b'<')
     };
     let Some(open) = tag_start(prefix) else {
         return prefix;

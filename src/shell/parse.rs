@@ -188,9 +188,10 @@ fn is_meta(c: u8) -> bool {
     )
 }
 
-#[inline]
-/// `:OFFSET}` or `:OFFSET:LENGTH}` after a parameter's name (`${HOME:0:1}`), with plain
-/// decimal numbers: the offset, the length if given, and the bytes up to and including `}`.
+/// `:OFFSET}` or `:OFFSET:LENGTH}` after a parameter's name (`${HOME:0:1}`, `${HOME::1}`),
+/// with plain decimal numbers (an empty offset is 0; anything bash would compute — `010`,
+/// `1-1`, `$n`, a negative length — is left unknown): the offset, the length if given,
+/// and the bytes up to and including `}`.
 fn substring_op(rest: &[u8]) -> Option<(usize, Option<usize>, usize)> {
     let body = rest.strip_prefix(b":")?;
     let end = body.iter().position(|&c| c == b'}')?;
@@ -200,17 +201,18 @@ fn substring_op(rest: &[u8]) -> Option<(usize, Option<usize>, usize)> {
         None => (text.trim(), None),
     };
     let number = |t: &str| {
-        (!t.is_empty() && t.bytes().all(|c| c.is_ascii_digit()))
-            .then(|| t.parse::<usize>().ok())
-            .flatten()
+        let plain = t.bytes().all(|c| c.is_ascii_digit()) && (t == "0" || !t.starts_with('0'));
+        plain.then(|| t.parse::<usize>().ok()).flatten()
     };
+    let off = if off.is_empty() { 0 } else { number(off)? };
     let len = match len {
         Some(l) => Some(number(l)?),
         None => None,
     };
-    Some((number(off)?, len, end + 2))
+    Some((off, len, end + 2))
 }
 
+#[inline]
 fn is_name_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_'
 }
@@ -1237,9 +1239,13 @@ impl<'s, 'b> Parser<'s, 'b> {
                     if let (Some(home), Some((off, len, end))) =
                         (self.home, substring_op(&self.s[name_end..]))
                     {
-                        let from = off.min(home.len());
-                        let to = len.map_or(home.len(), |l| (from + l).min(home.len()));
-                        w.buf.extend_from_slice(&home.as_bytes()[from..to]);
+                        // characters, as bash counts them
+                        let part: String = home
+                            .chars()
+                            .skip(off)
+                            .take(len.unwrap_or(usize::MAX))
+                            .collect();
+                        w.buf.extend_from_slice(part.as_bytes());
                         self.pos = name_end + end;
                         return;
                     }

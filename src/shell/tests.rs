@@ -594,6 +594,11 @@ fn files_this_line_wrote_run_by_task_runners_and_package_tools() {
             "printf 'import os\\nos.system(\"rm -rf /srv\")\\n' > /tmp/q/setup.py && python3 -m pip install /tmp/q",
             "setup.py",
         ),
+        (
+            "printf 'import os\\nos.system(\"rm -rf /srv\")\\n' > setup.py && pip install --target ./vendor -r ./reqs.txt .",
+            "setup.py",
+        ),
+        ("printf 'install:\\n    rm -rf /srv\\n' > justfile && just install ./out", "justfile"),
     ] {
         assert_eq!(via(line).as_deref(), Some(reader), "{line}");
     }
@@ -1359,7 +1364,14 @@ fn variables_on_the_line_are_substituted() {
     assert_eq!(up("rm -rf ${HOME:0:1}").as_deref(), Some("/"));
     assert_eq!(up("rm -rf ${HOME:0:5}").as_deref(), Some("/home"));
     assert_eq!(up("rm -rf \"${HOME:0}\"").as_deref(), Some("/home/u"));
+    assert_eq!(up("rm -rf ${HOME::1}").as_deref(), Some("/"));
+    assert_eq!(
+        cmd("rm -rf ${HOME:1:18446744073709551615}", "rm").args[1].text,
+        "home/u"
+    );
     assert!(cmd("rm -rf ${HOME:0:$n}", "rm").args[1].dynamic);
+    assert!(cmd("rm -rf ${HOME:0:01}", "rm").args[1].dynamic);
+    assert!(cmd("rm -rf ${HOME:99999999999999999999999}", "rm").args[1].dynamic);
     assert!(cmd("rm -rf ${X:0:1}", "rm").args[1].dynamic);
 }
 

@@ -1158,12 +1158,9 @@ impl Walker<'_> {
             "npm" => (&["package.json"], &["--prefix"]),
             "yarn" | "bun" => (&["package.json"], &["--cwd"]),
             "pnpm" => (&["package.json"], &["-C", "--dir"]),
-            "pip" | "pip3" | "uv" | "python" | "python3"
-                if (p.starts_with("pip")
-                    || p == "uv"
-                    || c.args.iter().any(|a| a.text == "pip"))
-                    && local_package(c).is_some()
-                    && c.args.iter().any(|a| a.text == "install") =>
+            _ if (p.starts_with("pip") || p == "uv" || p.starts_with("python"))
+                && (!p.starts_with("python") || c.args.iter().any(|a| a.text == "pip"))
+                && local_packages(c).next().is_some() =>
             {
                 (&["setup.py"], &[])
             }
@@ -1175,17 +1172,21 @@ impl Walker<'_> {
             .position(|a| flags.contains(&a.text.as_str()))
             .and_then(|k| c.args.get(k + 1))
             .filter(|a| !a.dynamic);
-        // `npm install ./pkg`, `pip install /tmp/p`: the package directory installed, whose
-        // install scripts (package.json's, setup.py) run
-        let installed = local_package(c).filter(|d| *d != "." && *d != "./");
-        let text = match (named, installed) {
+        let text = match named {
             // npm --prefix DIR, yarn --cwd DIR, pnpm -C DIR: the package.json in DIR
-            (Some(a), _) if names == ["package.json"] => {
+            Some(a) if names == ["package.json"] => {
                 self.written_path(&format!("{}/package.json", a.text), cwd)
             }
-            (Some(a), _) => self.written_path(&a.text, cwd),
-            (None, Some(dir)) => self.written_path(&format!("{dir}/{}", names[0]), cwd),
-            (None, None) => names.iter().find_map(|f| self.written_path(f, cwd)),
+            Some(a) => self.written_path(&a.text, cwd),
+            // `npm install ./pkg`, `pip install /tmp/p`: an installed package directory's
+            // install scripts (package.json's, setup.py) run; else the command's directory
+            None => local_packages(c)
+                .chain(std::iter::once("."))
+                .find_map(|dir| {
+                    names
+                        .iter()
+                        .find_map(|f| self.written_path(&format!("{dir}/{f}"), cwd))
+                }),
         }?;
         let shell = |t: String, label: &str| script(t, false, label.to_string());
         match p {
@@ -2485,12 +2486,11 @@ impl Walker<'_> {
                         }
                     }
                     // `trap 'CMD' EXIT`: CMD runs when the signal or the shell's exit comes
+                    // (one `--` may end the options: `trap -- 'CMD' EXIT`)
                     "trap" => match args
-                        .iter()
-                        .skip_while(|a| a.text == "--")
-                        .collect::<Vec<_>>()[..]
+                        .get(usize::from(args.first().is_some_and(|a| a.text == "--"))..)
                     {
-                        [a, _, ..] if !a.text.starts_with('-') => {
+                        Some([a, _, ..]) if !a.text.starts_with('-') => {
                             script(a.text.clone(), a.dynamic, "trap".into())
                         }
                         _ => Act::None,
@@ -3437,25 +3437,49 @@ fn tox_commands(text: &str) -> String {
     out.join("\n")
 }
 
-/// The local package directory a package tool's install names (`npm i ./pkg`, `pip install
-/// /tmp/p`, `yarn add file:../lib`, `pip install .`), if any.
-fn local_package(c: &SimpleCommand) -> Option<&str> {
-    if !c
+/// The local package directories a package tool's install names (`npm i ./pkg`, `pip
+/// install /tmp/p`, `yarn add file:../lib`, `pip install -e '.[dev]'`); the values of its
+/// options (`--target ./vendor`, `-r ./reqs.txt`) are none.
+fn local_packages(c: &SimpleCommand) -> impl Iterator<Item = &str> {
+    let install = c
         .args
         .iter()
-        .any(|a| matches!(a.text.as_str(), "install" | "i" | "add"))
-    {
-        return None;
-    }
-    c.args.iter().filter(|a| !a.dynamic).find_map(|a| {
-        let t = a.text.strip_prefix("file:").unwrap_or(&a.text);
-        let t = t.split('[').next().unwrap_or(t); // `.[dev]`: extras
-        let local = t == "." || ["/", "./", "../", "~/"].iter().any(|p| t.starts_with(p));
-        local
-            .then_some(t.trim_end_matches('/'))
-            .map(|t| if t.is_empty() { "." } else { t })
-    })
+        .any(|a| matches!(a.text.as_str(), "install" | "i" | "add"));
+    c.args
+        .iter()
+        .enumerate()
+        .filter(move |&(k, a)| {
+            install
+                && !a.dynamic
+                && (k == 0 || !PACKAGE_VALUE_OPTIONS.contains(&c.args[k - 1].text.as_str()))
+        })
+        .filter_map(|(_, a)| {
+            let t = a.text.strip_prefix("file:").unwrap_or(&a.text);
+            let t = t.split('[').next().unwrap_or(t); // `.[dev]`: extras
+            let local = t == "." || ["/", "./", "../", "~/"].iter().any(|p| t.starts_with(p));
+            local
+                .then(|| t.trim_end_matches('/'))
+                .filter(|t| !t.is_empty())
+        })
 }
+
+/// Options of pip / npm whose value is a path but not a package to install.
+const PACKAGE_VALUE_OPTIONS: &[&str] = &[
+    "-r",
+    "--requirement",
+    "-c",
+    "--constraint",
+    "-t",
+    "--target",
+    "--prefix",
+    "--root",
+    "--src",
+    "-f",
+    "--find-links",
+    "--cache-dir",
+    "--log",
+    "--report",
+];
 
 /// The values of a `package.json`'s `scripts` (any of them may run: install runs the
 /// lifecycle ones, `run` the one named and its pre/post).
