@@ -92,7 +92,8 @@
 //! Gatekeeper / SIP / quarantine / TCC, launchd jobs, sitecustomize, cluster-admin bindings,
 //! repositories deleted, hooks skipped, disks filled, Helm charts from unknown hosts, DNS
 //! loops over credential chunks, `${HOME:0:1}`): recall 98.3% (evasion 97.9%, plain 98.5%),
-//! false alarms 3.6%. Left: a Python heredoc reading browser cookies through a library, an
+//! false alarms 3.6% (Hermes 0.19.0's own check: 21.9% recall, 9.8% false alarms). Left: a
+//! Python heredoc reading browser cookies through a library, an
 //! `sshpass` login running a remote command, a bandwidth-wasting recursive download. Its false
 //! alarms are the shared choices (`git clean -fdx`, a force push with lease, `git branch -D`,
 //! `TRUNCATE` on a test database).
