@@ -1129,7 +1129,8 @@ impl Walker<'_> {
     /// What a task runner or package tool runs from a file this line wrote in the command's
     /// directory (or the one its option names): a justfile's recipe lines, a Taskfile's
     /// `cmds`, tox.ini's `commands`, an `.envrc` (direnv), a `package.json`'s scripts (npm,
-    /// yarn, pnpm, bun), a Rakefile (Ruby), a `setup.py` (`pip install .` / `-e .`).
+    /// yarn, pnpm, bun), a Rakefile (Ruby), a `setup.py` (`pip install .` / `-e .`); for a
+    /// package directory installed (`npm install /tmp/p`), the files in it.
     fn written_config(&self, c: &SimpleCommand) -> Option<Act> {
         let cwd = c.cwd.as_deref();
         let p = c.program.as_str();
@@ -2501,6 +2502,8 @@ impl Walker<'_> {
                         let found = args.iter().enumerate().find_map(|(k, a)| {
                             let t = a.text.as_str();
                             let short = t.strip_prefix('-').filter(|f| !f.starts_with('-'));
+                            // `-c` after options that take no value (`-q`, `-a`, …), its
+                            // value attached (`-qcCMD`) or the next word
                             let attached =
                                 short.and_then(|f| f.split_once('c')).filter(|(before, _)| {
                                     before.bytes().all(|b| b"aefkq".contains(&b))
