@@ -17,6 +17,8 @@
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
+use crate::shell::Arg;
+
 /// The names of one `arg resembles` list, normalised on first use (the hook compiles
 /// lazily, so a process that never meets a package install never builds the table).
 pub(crate) struct PackageNames {
@@ -50,8 +52,8 @@ impl PackageNames {
         })
     }
 
-    /// Whether a package tool's command line (`program`, its arguments and whether each is
-    /// known before it runs) names a typo of a listed package. Which words name packages
+    /// Whether a package tool's command line (`program`, the basename, and its arguments)
+    /// names a typo of a listed package. Which words name packages
     /// depends on the tool:
     /// - an installer (`pip install`, `npm i`, `gem install`, `cargo add`): every word but
     ///   the tool's verbs, options and the values of options that take one
@@ -62,48 +64,49 @@ impl PackageNames {
     /// - `uv run`: only the values of `--with` (its first word is a command).
     ///
     /// Words not known before the command runs are never measured.
-    pub(crate) fn any_resembled(&self, program: &str, args: &[(&str, bool)]) -> bool {
-        let has = |w: &str| args.iter().any(|(t, _)| *t == w);
-        let program = program.rsplit('/').next().unwrap_or(program);
+    pub(crate) fn any_resembled(&self, program: &str, args: &[Arg]) -> bool {
+        let has = |w: &str| args.iter().any(|a| a.text == w);
         let runner = matches!(program, "npx" | "bunx" | "pnpx" | "uvx")
             || ["exec", "x", "dlx"].iter().any(|v| has(v))
             || (has("run") && (program == "pipx" || has("tool")));
         let uv_run = program == "uv" && has("run") && !has("tool");
-        let mut named = Vec::new();
+        let hit = |text: &str, dynamic: bool| !dynamic && self.resembled(text).is_some();
         let mut by_option = false;
         let mut k = 0;
         while k < args.len() {
-            let (text, dynamic) = args[k];
+            let Arg { text, dynamic, .. } = &args[k];
             k += 1;
             if runner || uv_run {
                 let (opt, value) = match text.split_once('=') {
-                    Some((o, v)) if o.starts_with('-') => (o, Some((v, dynamic))),
-                    _ => (text, args.get(k).copied()),
+                    Some((o, v)) if o.starts_with('-') => (o, Some((v, *dynamic))),
+                    _ => (
+                        text.as_str(),
+                        args.get(k).map(|a| (a.text.as_str(), a.dynamic)),
+                    ),
                 };
                 if RUNNER_PACKAGE_OPTIONS.contains(&opt) {
-                    named.extend(value);
+                    if value.is_some_and(|(v, d)| hit(v, d)) {
+                        return true;
+                    }
                     by_option = true;
                     k += usize::from(!text.contains('='));
                     continue;
                 }
             }
-            if VALUE_OPTIONS.contains(&text) && !(runner && text == "-p") {
+            if VALUE_OPTIONS.contains(&text.as_str()) {
                 k += 1;
-            } else if !text.starts_with('-') && !TOOL_VERBS.contains(&text) && !uv_run {
+            } else if !text.starts_with('-') && !TOOL_VERBS.contains(&text.as_str()) && !uv_run {
                 // a runner's first word names its package unless an option did; either way
                 // the words after it are the program's
                 if runner {
-                    if !by_option {
-                        named.push((text, dynamic));
-                    }
-                    break;
+                    return !by_option && hit(text, *dynamic);
                 }
-                named.push((text, dynamic));
+                if hit(text, *dynamic) {
+                    return true;
+                }
             }
         }
-        named
-            .iter()
-            .any(|&(t, dynamic)| !dynamic && self.resembled(t).is_some())
+        false
     }
 
     /// The listed name `arg` is a typo of, if it is one (and not itself listed).
@@ -282,13 +285,20 @@ mod tests {
         }
     }
 
+    /// A command line's arguments; `$X` stands for one not known before it runs.
+    fn args(words: &str) -> Vec<Arg> {
+        let arg = |w: &str| Arg {
+            text: w.to_string(),
+            path: None,
+            dynamic: w == "$X",
+        };
+        words.split(' ').map(arg).collect()
+    }
+
     #[test]
     fn package_slots_per_tool() {
         let n = names();
-        let line = |program: &str, words: &str| {
-            let args: Vec<(&str, bool)> = words.split(' ').map(|w| (w, w == "$X")).collect();
-            n.any_resembled(program, &args)
-        };
+        let line = |program: &str, words: &str| n.any_resembled(program, &args(words));
         // installers: every word but verbs, options and option values
         assert!(line("pip", "install reqeusts"));
         assert!(line("npm", "i -w server lodahs"));
@@ -308,7 +318,7 @@ mod tests {
         assert!(!line("uv", "run requestz.py"));
         // a verb is no package name (`exec`, one edit from `execa`)
         let n = PackageNames::new(&["execa".to_string()]);
-        assert!(!n.any_resembled("npm", &[("exec", false), ("--", false), ("eslint", false)]));
+        assert!(!n.any_resembled("npm", &args("exec -- eslint")));
     }
 
     #[test]

@@ -628,14 +628,7 @@ fn qual(q: &CQual, c: &shell::SimpleCommand, event: &Event, home: Option<&str>) 
         CQual::DynamicArgs => c.has_dynamic_args(),
         CQual::ArgUnder(t) => c.paths().any(|p| under_any(p, t, event, home)),
         CQual::ArgIs(t) => c.paths().any(|p| is_any(p, t, event, home)),
-        CQual::ArgResembles(n) => {
-            let args: Vec<(&str, bool)> = c
-                .args
-                .iter()
-                .map(|a| (a.text.as_str(), a.dynamic))
-                .collect();
-            n.any_resembled(&c.program, &args)
-        }
+        CQual::ArgResembles(n) => n.any_resembled(&c.program, &c.args),
         CQual::Arg(t) => c
             .args
             .iter()

@@ -627,40 +627,27 @@ fn files_this_line_wrote_run_by_task_runners_and_package_tools() {
 
 #[test]
 fn trap_script_sqlite3_gdb_run_their_commands() {
-    assert_eq!(cmd("trap 'rm -rf ~' EXIT; true", "rm").via, ["trap"]);
+    for (line, via) in [
+        ("trap 'rm -rf ~' EXIT; true", "trap"),
+        ("trap -- 'rm -rf ~' EXIT", "trap"),
+        ("script -qc 'rm -rf /' /dev/null", "script -c"),
+        ("script --command='rm -rf /'", "script -c"),
+        ("script -c'rm -rf /' /dev/null", "script -c"),
+        ("script -q --command 'rm -rf /'", "script -c"),
+        (
+            "sqlite3 :memory: '.shell rm -rf /'",
+            "sqlite3 shell command",
+        ),
+        ("gdb -batch -ex '!rm -rf /'", "gdb shell command"),
+        ("gdb --eval-command='shell rm -rf /'", "gdb shell command"),
+        ("gdb -eval-command='shell rm -rf /'", "gdb shell command"),
+    ] {
+        assert_eq!(cmd(line, "rm").via, [via], "{line}");
+    }
+    // nothing to run
     assert_eq!(progs("trap - EXIT"), ["trap"]);
-    assert_eq!(
-        cmd("script -qc 'rm -rf /' /dev/null", "rm").via,
-        ["script -c"]
-    );
-    assert_eq!(cmd("script --command='rm -rf /'", "rm").via, ["script -c"]);
-    assert_eq!(
-        cmd("script -c'rm -rf /' /dev/null", "rm").via,
-        ["script -c"]
-    );
-    assert_eq!(
-        cmd("script -q --command 'rm -rf /'", "rm").via,
-        ["script -c"]
-    );
-    assert_eq!(cmd("trap -- 'rm -rf ~' EXIT", "rm").via, ["trap"]);
-    assert_eq!(
-        cmd("gdb -eval-command='shell rm -rf /'", "rm").via,
-        ["gdb shell command"]
-    );
     assert_eq!(progs("script session.log"), ["script"]);
     assert_eq!(progs("script -a -f typescript.log"), ["script"]);
-    assert_eq!(
-        cmd("sqlite3 :memory: '.shell rm -rf /'", "rm").via,
-        ["sqlite3 shell command"]
-    );
-    assert_eq!(
-        cmd("gdb -batch -ex '!rm -rf /'", "rm").via,
-        ["gdb shell command"]
-    );
-    assert_eq!(
-        cmd("gdb --eval-command='shell rm -rf /'", "rm").via,
-        ["gdb shell command"]
-    );
     assert_eq!(progs("sqlite3 app.db .tables"), ["sqlite3"]);
 }
 #[test]

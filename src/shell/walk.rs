@@ -1159,8 +1159,9 @@ impl Walker<'_> {
             "npm" => (&["package.json"], &["--prefix"]),
             "yarn" | "bun" => (&["package.json"], &["--cwd"]),
             "pnpm" => (&["package.json"], &["-C", "--dir"]),
-            _ if (p.starts_with("pip") || p == "uv" || p.starts_with("python"))
-                && (!p.starts_with("python") || c.args.iter().any(|a| a.text == "pip"))
+            _ if (p.starts_with("pip")
+                || p == "uv"
+                || (p.starts_with("python") && c.args.iter().any(|a| a.text == "pip")))
                 && local_packages(c).next().is_some() =>
             {
                 (&["setup.py"], &[])
