@@ -242,6 +242,8 @@ pub enum Qual {
     ArgResembles(Vec<String>),
     /// Some argument's text satisfies the test.
     Arg(Box<Test>),
+    /// Some argument's text, or the normalised path it names, satisfies the test.
+    ArgPath(Box<Test>),
 }
 
 /// The right-hand side of `path(x) under …`.

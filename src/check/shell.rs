@@ -129,6 +129,7 @@ impl Checker<'_> {
                 op,
                 operand,
                 nocase,
+                path,
             } => {
                 if *op == Op::Ne {
                     self.type_error(ctx, span, "`arg !=` would hold for almost any command; write `not command … with arg == …`");
@@ -136,7 +137,11 @@ impl Checker<'_> {
                 }
                 let test =
                     self.compare_test(*op, &Spanned::new(operand.clone(), span), *nocase, ctx)?;
-                Qual::Arg(Box::new(test))
+                if *path {
+                    Qual::ArgPath(Box::new(test))
+                } else {
+                    Qual::Arg(Box::new(test))
+                }
             }
         })
     }

@@ -287,7 +287,7 @@ fn regexes_of(e: &crate::check::ir::Expr, out: &mut Vec<String>) {
             Test::Matches { regex } => out.push(regex.clone()),
             Test::Shell(ShellTest::Command { quals, .. }) => {
                 for q in quals {
-                    if let Qual::Arg(t) = q {
+                    if let Qual::Arg(t) | Qual::ArgPath(t) = q {
                         test(t, out);
                     }
                 }

@@ -323,6 +323,7 @@ pub(crate) enum CQual {
     ArgIs(Vec<UnderPath>),
     ArgResembles(typo::PackageNames),
     Arg(Box<CTest>),
+    ArgPath(Box<CTest>),
 }
 
 /// A literal `under` target: absolute once `~` is expanded, relative to the event's
@@ -1036,6 +1037,7 @@ impl Builder {
                         Qual::ArgIs(p) => CQual::ArgIs(self.under_paths(p)),
                         Qual::ArgResembles(n) => CQual::ArgResembles(typo::PackageNames::new(n)),
                         Qual::Arg(t) => CQual::Arg(Box::new(self.test(t, origin)?)),
+                        Qual::ArgPath(t) => CQual::ArgPath(Box::new(self.test(t, origin)?)),
                     });
                 }
                 CShell::Command {

@@ -846,6 +846,9 @@ fn shell_text(st: &ShellTest) -> String {
                     Qual::Arg(t) => {
                         atom_text(&Field::Args(Vec::new()), t).replacen("args", "arg", 1)
                     }
+                    Qual::ArgPath(t) => {
+                        atom_text(&Field::Args(Vec::new()), t).replacen("args", "arg path", 1)
+                    }
                 });
             }
             s
@@ -929,6 +932,53 @@ rule other { on pre_tool_call when args.command contains "zzz" block "no" }
             "{:?}",
             x.combination
         );
+    }
+
+    /// `arg path …` tests an argument as written and the path it names: relative to the
+    /// directory a `cd` moved to, with `.`, `..` and `//` resolved; `arg …` tests the text only.
+    #[test]
+    fn arg_path_tests_the_path_an_argument_names() {
+        let p = Policy::from_sources(vec![(
+            "p.warden".into(),
+            r#"
+rule k.path { on pre_tool_call when command cat with arg path matches /(?:^|\/)\.kube\/config$/ block "p" }
+rule k.text { on pre_tool_call when command cat with arg matches /(?:^|\/)\.kube\/config$/ block "t" }
+"#
+            .into(),
+        )])
+        .unwrap();
+        let set = p.compile().unwrap();
+        let fired = |cmd: &str| {
+            let mut ev = Event::tool_call("terminal", json!({ "command": cmd }));
+            ev.cwd = Some("/w".into());
+            let x = set.explain(&ev);
+            assert_eq!(x.verdict, set.evaluate(&ev));
+            let on = |id: &str| x.rules.iter().any(|r| r.rule == id && r.when.value);
+            (on("k.path"), on("k.text"))
+        };
+        for (cmd, want) in [
+            ("cat ~/.kube/config", (true, true)),
+            ("cat ~/.kube/./config", (true, false)),
+            ("cat ~/.kube//config", (true, false)),
+            ("cd ~/.kube && cat config", (true, false)),
+            ("cd /tmp/.kube; cat ../.kube/config", (true, true)),
+            ("cd ~/.kube/x && cat ../config", (true, false)),
+            ("cat config", (false, false)),
+            ("cd ~/.kube && ls config", (false, false)),
+        ] {
+            assert_eq!(fired(cmd), want, "{cmd}");
+        }
+        let mut ev = Event::tool_call("terminal", json!({ "command": "cd ~/.kube; cat config" }));
+        ev.cwd = Some("/w".into());
+        let x = set.explain(&ev);
+        let text = &x
+            .rules
+            .iter()
+            .find(|r| r.rule == "k.path")
+            .unwrap()
+            .when
+            .text;
+        assert!(text.contains("arg path matches"), "{text}");
     }
 
     /// The prefilter's own search says why it admitted each rule: a literal (at its first

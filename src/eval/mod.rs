@@ -633,6 +633,12 @@ fn qual(q: &CQual, c: &shell::SimpleCommand, event: &Event, home: Option<&str>) 
             .args
             .iter()
             .any(|a| test_value(t, &Val::Str(&a.text), event, home)),
+        CQual::ArgPath(t) => c.args.iter().any(|a| {
+            test_value(t, &Val::Str(&a.text), event, home)
+                || a.path
+                    .as_deref()
+                    .is_some_and(|p| p != a.text && test_value(t, &Val::Str(p), event, home))
+        }),
     }
 }
 

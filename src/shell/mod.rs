@@ -265,13 +265,17 @@ impl Analysis {
         }
         while let Some(i) = stack.pop() {
             for &(a, b) in &self.feeds {
-                if a == i && b < n && !seen[b] {
-                    if to
-                        .iter()
-                        .any(|p| program_matches(p.as_ref(), &self.commands[b].program))
-                    {
-                        return true;
-                    }
+                if a != i || b >= n {
+                    continue;
+                }
+                // (a `to` program that is also a `from` one was seen as a start: still fed)
+                if to
+                    .iter()
+                    .any(|p| program_matches(p.as_ref(), &self.commands[b].program))
+                {
+                    return true;
+                }
+                if !seen[b] {
                     seen[b] = true;
                     stack.push(b);
                 }

@@ -54,6 +54,53 @@ fn pipeline_feeds() {
     assert_eq!(x.feeds, [(0, 1), (1, 2)]);
     assert!(x.feeds_any(&["cat"], &["tee"]));
     assert!(!x.feeds_any(&["tee"], &["cat"]));
+    // a `to` program that is a `from` program too is still fed
+    assert!(x.feeds_any(&["cat", "grep"], &["grep"]));
+    assert!(!x.feeds_any(&["cat", "grep"], &["cat"]));
+}
+/// `cmd < file` is `cat file | cmd`: the file's reader is a command of its own feeding the
+/// command (a loop, a group), and a lone `< file` / `$(< file)` is that reader alone.
+#[test]
+fn input_redirection_reads_the_file() {
+    for (src, progs_want, feeds_want) in [
+        ("nc h 80 < k", &["cat", "nc"][..], &[(0, 1)][..]),
+        ("sort < a < b", &["cat", "cat", "sort"], &[(0, 2), (1, 2)]),
+        ("echo \"$(< k)\"", &["cat", "echo"], &[(0, 1)]),
+        ("< k", &["cat"], &[]),
+        ("cat <<< x", &["cat"], &[]),
+        ("cat <<EOF\nx\nEOF", &["cat"], &[]),
+        ("cat 0<&3", &["cat"], &[]),
+        ("cat 3< k", &["cat"], &[]),
+        (
+            "while read l; do echo $l; done < k",
+            &["cat", "read", "echo"],
+            &[(0, 1), (0, 2)],
+        ),
+        ("{ cat; } < k", &["cat", "cat"], &[(1, 0)]),
+    ] {
+        let x = a(src);
+        assert_eq!(progs(src), progs_want, "{src}");
+        let mut feeds = x.feeds.clone();
+        feeds.sort_unstable();
+        feeds.dedup();
+        assert_eq!(feeds, feeds_want, "{src}");
+    }
+    // the reader names the file (resolved where the command runs), and is no member of the
+    // group it feeds: the group's redirections are not its own
+    let x = a("cd /etc && { read a; read b; } < shadow");
+    assert_eq!(
+        progs("cd /etc && { read a; read b; } < shadow"),
+        ["cd", "read", "read", "cat"]
+    );
+    let r = &x.commands[3];
+    assert_eq!(
+        (r.program.as_str(), r.args[0].path.as_deref()),
+        ("cat", Some("/etc/shadow"))
+    );
+    assert!(r.redirects.is_empty());
+    assert!(x.commands[1..3]
+        .iter()
+        .all(|c| c.redirects[0].target == "shadow"));
 }
 #[test]
 fn curl_pipe_sudo_bash() {
@@ -1118,9 +1165,9 @@ fn control_flow_bodies() {
     let x = a("while read l; do echo $l; done < f");
     assert_eq!(
         progs("while read l; do echo $l; done < f"),
-        ["read", "echo"]
+        ["cat", "read", "echo"]
     );
-    assert!(x.commands.iter().all(|c| c.redirects[0].target == "f"));
+    assert!(x.commands[1..].iter().all(|c| c.redirects[0].target == "f"));
     assert_eq!(
         progs("case $x in a|b) rm -rf /;; *) ls;; esac; pwd"),
         ["rm", "ls", "pwd"]

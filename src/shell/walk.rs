@@ -1340,7 +1340,8 @@ impl Walker<'_> {
         // groups cannot multiply them past the analysis's word budget
         if !rs.is_empty() {
             for i in start..end.min(start + MAX_COMMANDS) {
-                if self.charge(rs.len()) {
+                // (a reader of the group's input file feeds the group; it is no member)
+                if !feeders.contains(&i) && self.charge(rs.len()) {
                     self.out.commands[i].redirects.extend(rs.iter().cloned());
                 }
             }
@@ -1647,6 +1648,29 @@ impl Walker<'_> {
                 _ if ctx.remote && !target.text.starts_with(['/', '~']) => None,
                 _ => normalize(&target.text, ctx.cwd.as_deref(), self.home),
             };
+            // `cmd < file` is `cat file | cmd`: the file's reader is a command of its own,
+            // feeding this one, so a rule about reading a file sees every way it is read
+            if r.op == RedirOp::Read
+                && r.fd.is_none_or(|f| f == 0)
+                && !procsub
+                && self.out.commands.len() < MAX_COMMANDS
+            {
+                feeders.push(self.out.commands.len());
+                self.out.commands.push(SimpleCommand {
+                    program: "cat".to_string(),
+                    args: vec![Arg {
+                        text: target.text.clone(),
+                        path: path.clone(),
+                        dynamic: target.dynamic,
+                    }],
+                    redirects: Vec::new(),
+                    dynamic_program: false,
+                    nested_dynamic: false,
+                    depth: ctx.depth,
+                    cwd: ctx.cwd.clone(),
+                    via: ctx.via.clone(),
+                });
+            }
             match r.op {
                 RedirOp::HereString => {
                     stdin = Some(Stdin {
@@ -1707,23 +1731,20 @@ impl Walker<'_> {
                 return Io::default();
             }
             // redirection-only command (`> /etc/hosts` truncates the file); a lone input
-            // redirection reads its file, `$(<file)` being bash's `$(cat file)`
+            // redirection is its file's reader alone, `$(<file)` being bash's `$(cat file)`
+            if let ([r], Some(&idx)) = (&redirects[..], feeders.last()) {
+                if r.op == RedirOp::Read && r.fd.is_none_or(|f| f == 0) {
+                    return Io {
+                        heads: Ids::single(idx),
+                        tails: Ids::single(idx),
+                        out: None,
+                    };
+                }
+            }
             let idx = self.out.commands.len();
-            let (program, args, redirects) = match &redirects[..] {
-                [r] if r.op == RedirOp::Read && r.fd.is_none_or(|f| f == 0) => (
-                    "cat".to_string(),
-                    vec![Arg {
-                        text: r.target.clone(),
-                        path: r.path.clone(),
-                        dynamic: r.dynamic,
-                    }],
-                    Vec::new(),
-                ),
-                _ => (String::new(), Vec::new(), redirects),
-            };
             self.out.commands.push(SimpleCommand {
-                program,
-                args,
+                program: String::new(),
+                args: Vec::new(),
                 redirects,
                 dynamic_program: false,
                 nested_dynamic: false,

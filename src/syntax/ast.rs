@@ -380,7 +380,9 @@ pub enum ShellQual {
     /// `arg resembles NAMES`: some argument names a package one typo away from one of
     /// the names but is none of them (`reqeusts` for `requests`, `crossenv` for `cross-env`).
     ArgResembles(Operand),
-    /// `arg OP OPERAND [nocase]`: some argument's text satisfies the test.
+    /// `arg OP OPERAND [nocase]`: some argument's text satisfies the test;
+    /// `arg path OP OPERAND [nocase]`: some argument's text or the path it names
+    /// (normalised: `~`, `.`, `..`, `//` and a relative path after `cd` resolved) does.
     Arg {
         /// The operator.
         op: Op,
@@ -389,6 +391,9 @@ pub enum ShellQual {
         /// Ignore case.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         nocase: bool,
+        /// `arg path …`: the normalised path is tested too.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        path: bool,
     },
 }
 

@@ -764,6 +764,7 @@ impl Builder<'_> {
                     ShellQual::ArgResembles(self.operand(inner.into_inner().next().expect("t")))
                 }
                 _ => {
+                    let path = inner.as_rule() == Rule::arg_path;
                     let mut it = inner.into_inner();
                     let op = parse_op(it.next().expect("op").as_str());
                     let operand = self.operand(it.next().expect("operand"));
@@ -772,6 +773,7 @@ impl Builder<'_> {
                         op,
                         operand,
                         nocase,
+                        path,
                     }
                 }
             },

@@ -311,9 +311,11 @@ fn shell(p: &ShellPred) -> String {
                         op,
                         operand: o,
                         nocase,
+                        path,
                     } => {
                         format!(
-                            "arg {} {}{}",
+                            "arg {}{} {}{}",
+                            if *path { "path " } else { "" },
                             op.as_str(),
                             operand(o),
                             if *nocase { " nocase" } else { "" }
