@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Validator names a redaction rule may use.
-pub const VALIDATORS: [&str; 10] = [
+pub const VALIDATORS: [&str; 11] = [
     "luhn",
     "iban",
     "ssn",
@@ -35,6 +35,7 @@ pub const VALIDATORS: [&str; 10] = [
     "secret_value",
     "high_entropy",
     "jwt_base64",
+    "json_base64",
     "prefixed_token",
     "random_token",
 ];

@@ -41,6 +41,11 @@ pub enum Validator {
     /// Base64 (standard or URL-safe) whose decoded text holds a JWT (`eyJ…` header that
     /// decodes to a JSON object, and a payload part) — a token wrapped once more.
     JwtBase64,
+    /// Base64 (standard or URL-safe) of a JSON object with a credential-named member
+    /// (`password`, `*_secret`, `token`, `auth`, `api_key`, …, at any depth) holding a string
+    /// of four or more characters: a Docker `config.json` / `.dockerconfigjson`, a database
+    /// credential blob printed with `| base64` — credentials wrapped once.
+    JsonBase64,
     /// A vendor-style prefixed token (`apify_api_…`, `tgp_v1_…`, `llx-…`): after one to
     /// three lower-case prefix words, each ending in `_`, `-`, `.` or `~`, a random body —
     /// at least 28 letters and digits, upper case, lower case and at least two digits, not
@@ -71,6 +76,7 @@ impl Validator {
             "secret_value" => Validator::SecretValue,
             "high_entropy" => Validator::HighEntropy,
             "jwt_base64" => Validator::JwtBase64,
+            "json_base64" => Validator::JsonBase64,
             "prefixed_token" => Validator::PrefixedToken,
             "random_token" => Validator::RandomToken,
             _ => return None,
@@ -88,6 +94,7 @@ impl Validator {
             Validator::SecretValue => "secret_value",
             Validator::HighEntropy => "high_entropy",
             Validator::JwtBase64 => "jwt_base64",
+            Validator::JsonBase64 => "json_base64",
             Validator::PrefixedToken => "prefixed_token",
             Validator::RandomToken => "random_token",
         }
@@ -126,6 +133,7 @@ impl Validator {
             Validator::SecretValue => secret_value_ok(s),
             Validator::HighEntropy => high_entropy_ok(s),
             Validator::JwtBase64 => jwt_base64_ok(s),
+            Validator::JsonBase64 => json_base64_ok(s),
             Validator::PrefixedToken => prefixed_token_ok(s),
             Validator::RandomToken => random_token_ok(s),
         }
@@ -1116,8 +1124,8 @@ pub fn b64url_decode(s: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// See [`Validator::JwtBase64`].
-pub fn jwt_base64_ok(s: &[u8]) -> bool {
+/// Decode base64 in either alphabet (standard `+/` or URL-safe `-_`), padding optional.
+fn b64_decode(s: &[u8]) -> Option<Vec<u8>> {
     let norm: Vec<u8> = s
         .iter()
         .map(|&b| match b {
@@ -1126,7 +1134,51 @@ pub fn jwt_base64_ok(s: &[u8]) -> bool {
             b => b,
         })
         .collect();
-    let Some(d) = b64url_decode(&norm) else {
+    b64url_decode(&norm)
+}
+
+/// See [`Validator::JsonBase64`].
+pub fn json_base64_ok(s: &[u8]) -> bool {
+    /// A member name that names a credential (`password`, `db_secret`, `auth`, `apiKey`).
+    fn credential_name(k: &str) -> bool {
+        let k = k.to_ascii_lowercase();
+        k == "auth"
+            || k == "pwd"
+            || [
+                "password",
+                "passwd",
+                "secret",
+                "token",
+                "apikey",
+                "api_key",
+                "api-key",
+                "private_key",
+                "privatekey",
+                "access_key",
+                "accesskey",
+                "credential",
+            ]
+            .iter()
+            .any(|w| k.contains(w))
+    }
+    fn holds(v: &serde_json::Value, depth: usize) -> bool {
+        match v {
+            serde_json::Value::Object(m) if depth < 8 => m.iter().any(|(k, v)| {
+                (credential_name(k) && v.as_str().is_some_and(|s| s.trim().len() >= 4))
+                    || holds(v, depth + 1)
+            }),
+            serde_json::Value::Array(a) if depth < 8 => a.iter().any(|v| holds(v, depth + 1)),
+            _ => false,
+        }
+    }
+    b64_decode(s)
+        .and_then(|d| serde_json::from_slice::<serde_json::Value>(&d).ok())
+        .is_some_and(|v| v.is_object() && holds(&v, 0))
+}
+
+/// See [`Validator::JwtBase64`].
+pub fn jwt_base64_ok(s: &[u8]) -> bool {
+    let Some(d) = b64_decode(s) else {
         return false;
     };
     let Some(at) = memchr::memmem::find(&d, b"eyJ") else {
@@ -1371,6 +1423,30 @@ mod tests {
         assert!(jwt_ok(t));
         assert!(!jwt_ok(b"eyJzdWIiOiJ4In0.eyJzdWIiOiJ4In0.c2ln")); // header has no alg
         assert!(!jwt_ok(b"abc.def"));
+    }
+
+    /// `json_base64`: base64 (standard or URL-safe) of a JSON object holding a credential.
+    #[test]
+    fn json_base64() {
+        for (text, want) in [
+            ("eyJwYXNzd29yZCI6ICJodW50ZXIyMiJ9", true), // {"password": "hunter22"}: a credential member
+            (
+                "eyJhdXRocyI6IHsici5pbyI6IHsiYXV0aCI6ICJZMms2ZUE9PSJ9fX0=",
+                true,
+            ), // {"auths": {"r.io": {"auth": "Y2k6eA=="}}}: nested, `auth`
+            ("W3siYXBpS2V5IjogImstMTIzNDUifV0=", false), // [{"apiKey": "k-12345"}]: an array, not an object
+            ("eyJkYiI6IFt7ImNsaWVudF9zZWNyZXQiOiAiczNjcjN0ISJ9XX0=", true), // {"db": [{"client_secret": "s3cr3t!"}]}: inside an array member
+            ("eyJwYXNzd29yZCI6ICIifQ==", false), // {"password": ""}: an empty value
+            ("eyJwYXNzd29yZCI6IDEyMzQ1Njc4fQ==", false), // {"password": 12345678}: a number
+            ("eyJ0b2tlbl9jb3VudCI6IDEyLCAidXNlciI6ICJ4In0=", false), // {"token_count": 12, "user": "x"}: no string under a credential name
+            ("eyJhbGciOiAiSFMyNTYiLCAidHlwIjogIkpXVCJ9", false), // {"alg": "HS256", "typ": "JWT"}: a JWT header
+            ("bm90IGpzb24=", false),                             // "not json"
+            ("eyJwYXNzd29yZCI6ICJodW50ZXIyMiJ9", true),          // without padding
+        ] {
+            assert_eq!(json_base64_ok(text.as_bytes()), want, "{text}");
+        }
+        // URL-safe alphabet: {"secret": "ab?>~~"} encodes with `-` / `_`
+        assert!(json_base64_ok(b"eyJzZWNyZXQiOiAiYWI_Pn5-In0"));
     }
 
     #[test]
