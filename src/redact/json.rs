@@ -34,7 +34,8 @@ const MIN_KEY: usize = 6;
 /// Shortest number scanned (no detector matches fewer characters).
 const MIN_NUM: usize = 6;
 /// Keys of a member that names the credential another member of its object holds
-/// (Kubernetes / ECS env entries, CloudFormation parameters, settings lists).
+/// (Kubernetes / ECS env entries, CloudFormation parameters, settings lists, a password
+/// manager's fields, a HAR file's headers).
 const PAIR_NAMES: &[&[u8]] = &[
     b"\"name\"",
     b"\"Name\"",
@@ -42,6 +43,8 @@ const PAIR_NAMES: &[&[u8]] = &[
     b"\"Key\"",
     b"\"ParameterKey\"",
     b"\"variable\"",
+    b"\"label\"",
+    b"\"Label\"",
 ];
 /// Keys of the member that holds the value [`PAIR_NAMES`] named.
 const PAIR_VALUES: &[&[u8]] = &[b"\"value\"", b"\"Value\"", b"\"ParameterValue\""];

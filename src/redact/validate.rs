@@ -705,8 +705,22 @@ pub fn key_name_ok(lead: &[u8], prefix: &[u8]) -> bool {
 }
 
 /// Words that make any key name a non-secret field: anti-forgery tokens, sent to every
-/// visitor of a page.
-const NON_SECRET_WORDS: &[&str] = &["csrf", "xsrf", "authenticity"];
+/// visitor of a page; pagination cursors and idempotency keys, which only name a position or
+/// a request.
+const NON_SECRET_WORDS: &[&str] = &[
+    "csrf",
+    "xsrf",
+    "authenticity",
+    // pagination cursors and idempotency keys (`nextPageToken`, `next_token`, `ContinuationToken`)
+    "pagetoken",
+    "page_token",
+    "page-token",
+    "nexttoken",
+    "next_token",
+    "next-token",
+    "continuation",
+    "idempotency",
+];
 
 /// Value prefixes of keys that are public by design (publishable keys).
 const PUBLISHABLE_PREFIXES: &[&str] = &["pk_live_", "pk_test_"];
@@ -1139,11 +1153,13 @@ fn b64_decode(s: &[u8]) -> Option<Vec<u8>> {
 
 /// See [`Validator::JsonBase64`].
 pub fn json_base64_ok(s: &[u8]) -> bool {
-    /// A member name that names a credential (`password`, `db_secret`, `auth`, `apiKey`).
+    /// A member name that names a credential (`password`, `db_secret`, `auth`, `apiKey`),
+    /// judged as a generic assignment's name is (`token_type`, `tokenizer`, `secretName`,
+    /// `passwordless` are none).
     fn credential_name(k: &str) -> bool {
-        let k = k.to_ascii_lowercase();
-        k == "auth"
-            || k == "pwd"
+        let l = k.to_ascii_lowercase();
+        (l == "auth"
+            || l == "pwd"
             || [
                 "password",
                 "passwd",
@@ -1159,12 +1175,15 @@ pub fn json_base64_ok(s: &[u8]) -> bool {
                 "credential",
             ]
             .iter()
-            .any(|w| k.contains(w))
+            .any(|w| l.contains(w)))
+            && !l.contains("tokeniz")
+            && !l.ends_with("less")
+            && key_name_ok(b"", k.as_bytes())
     }
     fn holds(v: &serde_json::Value, depth: usize) -> bool {
         match v {
             serde_json::Value::Object(m) if depth < 8 => m.iter().any(|(k, v)| {
-                (credential_name(k) && v.as_str().is_some_and(|s| s.trim().len() >= 4))
+                (credential_name(k) && v.as_str().is_some_and(|s| secret_value_ok(s.as_bytes())))
                     || holds(v, depth + 1)
             }),
             serde_json::Value::Array(a) if depth < 8 => a.iter().any(|v| holds(v, depth + 1)),
@@ -1440,13 +1459,17 @@ mod tests {
             ("eyJwYXNzd29yZCI6IDEyMzQ1Njc4fQ==", false), // {"password": 12345678}: a number
             ("eyJ0b2tlbl9jb3VudCI6IDEyLCAidXNlciI6ICJ4In0=", false), // {"token_count": 12, "user": "x"}: no string under a credential name
             ("eyJhbGciOiAiSFMyNTYiLCAidHlwIjogIkpXVCJ9", false), // {"alg": "HS256", "typ": "JWT"}: a JWT header
-            ("bm90IGpzb24=", false),                             // "not json"
-            ("eyJwYXNzd29yZCI6ICJodW50ZXIyMiJ9", true),          // without padding
+            ("eyJ0b2tlbml6ZXIiOiAiYnBlLTMyay12b2NhYiJ9", false), // {"tokenizer": "bpe-32k-vocab"}: a tokenizer is no token
+            ("eyJ0b2tlbl90eXBlIjogIkJlYXJlci1hYmMifQ==", false), // {"token_type": "Bearer-abc"}: a token's type
+            ("eyJuZXh0UGFnZVRva2VuIjogIkNpQUtHakJwTlRkayJ9", false), // {"nextPageToken": "CiAKGjBpNTdk"}: a pagination cursor
+            ("eyJhdXRoIjogIm5vbmUifQ==", false), // {"auth": "none"}: a placeholder value
+            ("bm90IGpzb24=", false),             // "not json"
+            ("eyJwYXNzd29yZCI6ICJodW50ZXIyMiJ9", true), // without padding
         ] {
             assert_eq!(json_base64_ok(text.as_bytes()), want, "{text}");
         }
-        // URL-safe alphabet: {"secret": "ab?>~~"} encodes with `-` / `_`
-        assert!(json_base64_ok(b"eyJzZWNyZXQiOiAiYWI_Pn5-In0"));
+        // URL-safe alphabet: {"secret": "k9?>Lm~~Qz81"} encodes with `-` / `_`
+        assert!(json_base64_ok(b"eyJzZWNyZXQiOiAiazk_Pkxtfn5RejgxIn0"));
     }
 
     #[test]

@@ -168,7 +168,8 @@ fn glob_prefix(path: &[u8], base: &[u8], exact: bool) -> bool {
 }
 
 /// The path an argument names, if it plausibly names one: option values
-/// (`--file=/x`, `of=/dev/sda`) when they start with `/` or `~`; URLs and
+/// (`--file=/x`, `of=/dev/sda`) when they start with `/`, `~` or `.`, or whatever follows
+/// `@` (`-F k=@id_rsa`) or a file-valued key (`if=`, `--post-file=`); URLs and
 /// `host:path` remote specs give `None`.
 pub(crate) fn arg_path(t: &str, cwd: Option<&str>, home: Option<&str>) -> Option<String> {
     if t.is_empty() || t.contains("://") {
@@ -190,7 +191,22 @@ pub(crate) fn arg_path(t: &str, cwd: Option<&str>, home: Option<&str>) -> Option
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
         if keyish && !key.is_empty() {
-            let v = v.strip_prefix('@').unwrap_or(v);
+            // `k=@file` (curl -F) and the operands of options that always name a file
+            // (dd's `if=` / `of=`, `--input=`, `--post-file=`) are files even when relative
+            let at = v.strip_prefix('@');
+            let v = at.unwrap_or(v);
+            let file_key = matches!(
+                key,
+                "if" | "of"
+                    | "--input"
+                    | "--post-file"
+                    | "--body-file"
+                    | "--upload-file"
+                    | "--file"
+            );
+            if (at.is_some() || file_key) && !v.is_empty() && v != "-" {
+                return normalize(v, cwd, home);
+            }
             if v.starts_with('/')
                 || v.starts_with('~')
                 || v.starts_with("./")

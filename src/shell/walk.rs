@@ -554,6 +554,9 @@ const EXEC_VARS: &[&str] = &[
     "SUDO_ASKPASS",
 ];
 
+/// Variables naming a file a shell sources before it runs (`BASH_ENV=f bash -c …`, `ENV=f sh -i`).
+const SOURCED_VARS: &[&str] = &["BASH_ENV", "ENV"];
+
 /// Script text arriving on stdin (heredoc, here-string, `echo … |`).
 #[derive(Clone)]
 struct Stdin {
@@ -803,18 +806,28 @@ impl Walker<'_> {
         let mut restore: Option<Option<String>> = None;
         let single = list.items.len() == 1;
         for (p, conn) in list.items {
-            if let Some(c) = restore.take() {
-                ctx.cwd = c;
-            }
+            // (B of `A || B` runs where A started; A's own directory is kept for below)
+            let success = restore.take().map(|c| std::mem::replace(&mut ctx.cwd, c));
             if conn == Conn::Or {
                 restore = Some(ctx.cwd.clone());
             }
+            let start = self.out.commands.len();
             let pio = if conn == Conn::Bg {
                 let mut c2 = ctx.clone();
                 self.pipeline(p, &mut c2)
             } else {
                 self.pipeline(p, ctx)
             };
+            // after `A || B` where B exits (`cd dir || exit 1`), what follows runs where A
+            // left it: had A failed, nothing would follow
+            if let Some(a_cwd) = success.filter(|_| conn != Conn::Or) {
+                if self.out.commands[start.min(self.out.commands.len())..]
+                    .iter()
+                    .any(|c| c.program == "exit" || c.program == "return")
+                {
+                    ctx.cwd = a_cwd;
+                }
+            }
             if io.heads.is_empty() && io.tails.is_empty() {
                 io = pio;
             } else {
@@ -1224,6 +1237,7 @@ impl Walker<'_> {
                 redirs,
             } => {
                 let start = self.out.commands.len();
+                let cwd0 = ctx.cwd.clone();
                 let io = if subshell {
                     let mut c2 = ctx.clone();
                     self.list(list, &mut c2)
@@ -1233,7 +1247,11 @@ impl Walker<'_> {
                 if !redirs.is_empty() {
                     let mut feeders = Vec::new();
                     let mut fed = Vec::new();
+                    // the shell opens them before the body runs: where it started, not
+                    // where a `cd` in it moved to
+                    let after = std::mem::replace(&mut ctx.cwd, cwd0);
                     let (rs, _) = self.redirects(redirs, ctx, &mut feeders, &mut fed);
+                    ctx.cwd = after;
                     self.group_redirects(start, &io, &rs, &feeders, &fed);
                 }
                 io
@@ -1265,8 +1283,12 @@ impl Walker<'_> {
                 let vars: Vec<String> = var.into_iter().collect();
                 let rows = values.into_iter().map(|v| vec![v]).collect();
                 let start = self.out.commands.len();
+                let cwd0 = ctx.cwd.clone();
                 let io = self.loop_body(&vars, rows, &feeders, body, ctx);
+                // opened before the body runs (see `Node::Group`)
+                let after = std::mem::replace(&mut ctx.cwd, cwd0);
                 let (rs, _) = self.redirects(redirs, ctx, &mut feeders, &mut fed);
+                ctx.cwd = after;
                 self.group_redirects(start, &io, &rs, &feeders, &fed);
                 io
             }
@@ -1650,26 +1672,28 @@ impl Walker<'_> {
             };
             // `cmd < file` is `cat file | cmd`: the file's reader is a command of its own,
             // feeding this one, so a rule about reading a file sees every way it is read
-            if r.op == RedirOp::Read
-                && r.fd.is_none_or(|f| f == 0)
-                && !procsub
-                && self.out.commands.len() < MAX_COMMANDS
-            {
-                feeders.push(self.out.commands.len());
-                self.out.commands.push(SimpleCommand {
-                    program: "cat".to_string(),
-                    args: vec![Arg {
-                        text: target.text.clone(),
-                        path: path.clone(),
-                        dynamic: target.dynamic,
-                    }],
-                    redirects: Vec::new(),
-                    dynamic_program: false,
-                    nested_dynamic: false,
-                    depth: ctx.depth,
-                    cwd: ctx.cwd.clone(),
-                    via: ctx.via.clone(),
-                });
+            let device = path.as_deref().is_some_and(|p| p.starts_with("/dev/"));
+            if r.op == RedirOp::Read && r.fd.is_none_or(|f| f == 0) && !procsub && !device {
+                if self.out.commands.len() >= MAX_COMMANDS {
+                    self.out.truncated = true;
+                    self.out.dynamic = true;
+                } else {
+                    feeders.push(self.out.commands.len());
+                    self.out.commands.push(SimpleCommand {
+                        program: "cat".to_string(),
+                        args: vec![Arg {
+                            text: target.text.clone(),
+                            path: path.clone(),
+                            dynamic: target.dynamic,
+                        }],
+                        redirects: Vec::new(),
+                        dynamic_program: false,
+                        nested_dynamic: false,
+                        depth: ctx.depth,
+                        cwd: ctx.cwd.clone(),
+                        via: ctx.via.clone(),
+                    });
+                }
             }
             match r.op {
                 RedirOp::HereString => {
@@ -1720,6 +1744,11 @@ impl Walker<'_> {
             if EXEC_VARS.contains(&name) {
                 self.free_script(value, a.dynamic, ctx, format!("{name}="));
             }
+            if SOURCED_VARS.contains(&name) && !a.dynamic {
+                if let Some(text) = self.written_path(value, ctx.cwd.as_deref()) {
+                    self.free_script(&text, false, ctx, format!("{name}="));
+                }
+            }
             if first >= argv.len() {
                 ctx.set_var(name, (!a.dynamic).then(|| value.to_string()));
                 // what fed the line's words is what the variable now holds
@@ -1733,7 +1762,11 @@ impl Walker<'_> {
             // redirection-only command (`> /etc/hosts` truncates the file); a lone input
             // redirection is its file's reader alone, `$(<file)` being bash's `$(cat file)`
             if let ([r], Some(&idx)) = (&redirects[..], feeders.last()) {
-                if r.op == RedirOp::Read && r.fd.is_none_or(|f| f == 0) {
+                let c = &self.out.commands[idx];
+                if r.op == RedirOp::Read
+                    && c.program == "cat"
+                    && c.args.first().is_some_and(|a| a.text == r.target)
+                {
                     return Io {
                         heads: Ids::single(idx),
                         tails: Ids::single(idx),
@@ -2210,6 +2243,30 @@ impl Walker<'_> {
         if dynamic_program {
             self.out.dynamic = true;
         }
+        // `xargs -a FILE cmd` is `cat FILE | xargs cmd`: the file's reader feeds the command
+        let reader = xargs_arg_file(&argv_head)
+            .filter(|_| self.out.commands.len() + 1 < MAX_COMMANDS)
+            .map(|f| {
+                let r = self.out.commands.len();
+                let dynamic = f.contains('$');
+                self.out.commands.push(SimpleCommand {
+                    program: "cat".to_string(),
+                    args: vec![Arg {
+                        path: (!dynamic)
+                            .then(|| normalize(&f, cwd.as_deref(), self.home))
+                            .flatten(),
+                        text: f,
+                        dynamic,
+                    }],
+                    redirects: Vec::new(),
+                    dynamic_program: false,
+                    nested_dynamic: false,
+                    depth: ctx.depth,
+                    cwd: cwd.clone(),
+                    via: via.clone(),
+                });
+                r
+            });
         let idx = self.out.commands.len();
         self.out.commands.push(SimpleCommand {
             program,
@@ -2221,6 +2278,9 @@ impl Walker<'_> {
             cwd,
             via,
         });
+        if let Some(r) = reader {
+            self.edge(r, idx);
+        }
         self.special(idx, ctx, stdin);
         Some(idx)
     }
@@ -2970,6 +3030,15 @@ impl Walker<'_> {
                     if EXEC_VARS.contains(&n.as_str()) {
                         let (text, dy) = (v.clone().unwrap_or_default(), v.is_none());
                         self.free_script(&text, dy, ctx, format!("{n}="));
+                    }
+                    if SOURCED_VARS.contains(&n.as_str()) {
+                        let cwd = self.out.commands[idx].cwd.clone();
+                        if let Some(text) = v
+                            .as_deref()
+                            .and_then(|f| self.written_path(f, cwd.as_deref()))
+                        {
+                            self.free_script(&text, false, ctx, format!("{n}="));
+                        }
                     }
                     ctx.set_var(&n, v);
                 }
