@@ -1171,8 +1171,9 @@ fn harmless_table() {
     }
 }
 
-/// `cd DIR || exit` leaves what follows in DIR (had the cd failed, nothing would follow);
-/// `cd DIR || B` otherwise runs B where the line started, and what follows B there too.
+/// `cd DIR || exit` leaves what follows in DIR (had the cd failed, nothing would follow), and
+/// so does `cd DIR || B` when B moves nowhere; `cd -`, `$OLDPWD`, `pushd` / `popd` and a `HOME`
+/// set on the line are followed.
 #[test]
 fn cd_or_exit_keeps_the_directory() {
     let cwd_of = |s: &str, p: &str| {
@@ -1186,10 +1187,55 @@ fn cd_or_exit_keeps_the_directory() {
         ("cd /etc || { echo no; exit 1; }; cat shadow", Some("/etc")),
         ("cd /etc || return; cat shadow", Some("/etc")),
         ("cd /etc && cat shadow", Some("/etc")),
-        ("cd /etc || echo no; cat shadow", Some("/home/u/proj")),
+        ("cd /etc || echo no; cat shadow", Some("/etc")),
+        ("cd /etc || cd /tmp; cat shadow", Some("/tmp")),
+        // the directory stack and the previous directory
+        ("cd /etc; cd /tmp; cd -; cat shadow", Some("/etc")),
+        ("cd /etc; cd /tmp; cd \"$OLDPWD\"; cat shadow", Some("/etc")),
+        ("pushd /etc; pushd /tmp; popd; cat shadow", Some("/etc")),
+        ("cd /etc; pushd -n /tmp; cat shadow", Some("/etc")),
+        (
+            "pushd /etc; cd /tmp; pushd; cat shadow",
+            Some("/home/u/proj"),
+        ),
+        ("HOME=/etc; cd; cat shadow", Some("/etc")),
     ] {
         assert_eq!(cwd_of(src, "cat").as_deref(), want, "{src}");
     }
+}
+
+/// A search tool's pattern or a filter's program is no file: after `cd ~/.ssh`, `grep id_rsa
+/// config` reads `config`, and `id_rsa` names nothing.
+#[test]
+fn patterns_name_no_file() {
+    let paths_of = |s: &str| -> Vec<Option<String>> {
+        a(s).commands
+            .last()
+            .unwrap()
+            .args
+            .iter()
+            .map(|a| a.path.clone())
+            .collect()
+    };
+    let p = |s: &str| Some(s.to_string());
+    assert_eq!(
+        paths_of("cd /etc && grep -n shadow passwd"),
+        [None, None, p("/etc/passwd")]
+    );
+    assert_eq!(
+        paths_of("cd /etc && sed -n p shadow"),
+        [None, None, p("/etc/shadow")]
+    );
+    assert_eq!(
+        paths_of("cd /etc && awk 1 shadow"),
+        [None, p("/etc/shadow")]
+    );
+    // a pattern given by an option: every positional word is a file
+    assert_eq!(
+        paths_of("cd /etc && grep -e x shadow"),
+        [None, p("/etc/x"), p("/etc/shadow")]
+    );
+    assert_eq!(paths_of("cd /etc && cat shadow"), [p("/etc/shadow")]);
 }
 
 // ---------- control flow ----------

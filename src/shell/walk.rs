@@ -63,6 +63,7 @@ pub(crate) fn run_python(code: &str, opts: &Options) -> Analysis {
         vars: Vec::new(),
         pos: None,
         remote: false,
+        dirs: Vec::new(),
     };
     w.out.commands.push(SimpleCommand {
         program: "python3".into(),
@@ -126,6 +127,7 @@ pub(crate) fn run(command: &str, opts: &Options) -> Analysis {
         vars: Vec::new(),
         pos: None,
         remote: false,
+        dirs: Vec::new(),
     };
     w.script(src, &mut ctx);
     w.uncalled_functions(&ctx);
@@ -176,6 +178,8 @@ struct Ctx {
     /// On another machine (`ssh host CMD`): relative redirection targets
     /// name the remote's files, not this machine's.
     remote: bool,
+    /// The directory stack of `pushd` / `popd` (`None`: a directory not known).
+    dirs: Vec<Option<String>>,
 }
 
 /// Most variables tracked per context.
@@ -319,6 +323,42 @@ fn xargs_opts(head: &[String]) -> Option<&[String]> {
         .iter()
         .rposition(|w| w == "xargs" || w.ends_with("/xargs"))?;
     Some(&head[x + 1..])
+}
+
+/// The argument a pattern-first tool reads as its pattern or program, not a file: grep's
+/// pattern, sed's script, awk's program, jq's filter — the first positional word, unless an
+/// option gives it (`-e` / `-f` / `--regexp` / `--file` / `--expression`). Options taking a
+/// value are not told apart here: `grep -m 1 x f` names `1` the pattern (fail-safe: the file
+/// keeps its path).
+fn pattern_arg(program: &str, args: &[Arg]) -> Option<usize> {
+    const PATTERN_FIRST: &[&str] = &[
+        "grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ugrep", "sed", "awk", "gawk",
+        "mawk", "jq", "gojq", "yq",
+    ];
+    if !PATTERN_FIRST.contains(&program) {
+        return None;
+    }
+    let given = args.iter().any(|a| {
+        let t = a.text.as_str();
+        matches!(
+            t,
+            "-e" | "-f" | "--regexp" | "--file" | "--expression" | "--from-file"
+        ) || t.starts_with("--regexp=")
+            || t.starts_with("--file=")
+            || t.starts_with("--expression=")
+            || (t.starts_with('-')
+                && !t.starts_with("--")
+                && t.len() > 2
+                && t[1..].contains(['e', 'f'])
+                && program != "jq")
+    });
+    if given {
+        return None;
+    }
+    args.iter()
+        .position(|a| a.text == "--" || !a.text.starts_with('-') || a.text == "-")
+        .map(|k| if args[k].text == "--" { k + 1 } else { k })
+        .filter(|&k| k < args.len())
 }
 
 /// The file the last `xargs` among `head` reads its arguments from (`-a F`, `--arg-file=F`).
@@ -807,7 +847,9 @@ impl Walker<'_> {
         let single = list.items.len() == 1;
         for (p, conn) in list.items {
             // (B of `A || B` runs where A started; A's own directory is kept for below)
-            let success = restore.take().map(|c| std::mem::replace(&mut ctx.cwd, c));
+            let success = restore
+                .take()
+                .map(|c| (std::mem::replace(&mut ctx.cwd, c.clone()), c));
             if conn == Conn::Or {
                 restore = Some(ctx.cwd.clone());
             }
@@ -818,13 +860,14 @@ impl Walker<'_> {
             } else {
                 self.pipeline(p, ctx)
             };
-            // after `A || B` where B exits (`cd dir || exit 1`), what follows runs where A
-            // left it: had A failed, nothing would follow
-            if let Some(a_cwd) = success.filter(|_| conn != Conn::Or) {
-                if self.out.commands[start.min(self.out.commands.len())..]
+            // after `A || B`, what follows runs where A left it when B exits (`cd dir ||
+            // exit 1`: had A failed, nothing would follow) or B moved nowhere (`cd dir ||
+            // true`: A's success is the usual case, and the directory B would leave is A's start)
+            if let Some((a_cwd, start_cwd)) = success.filter(|_| conn != Conn::Or) {
+                let exits = self.out.commands[start.min(self.out.commands.len())..]
                     .iter()
-                    .any(|c| c.program == "exit" || c.program == "return")
-                {
+                    .any(|c| c.program == "exit" || c.program == "return");
+                if exits || ctx.cwd == start_cwd {
                     ctx.cwd = a_cwd;
                 }
             }
@@ -2166,6 +2209,10 @@ impl Walker<'_> {
                 dynamic: a.dynamic,
             });
         }
+        // a search tool's pattern or a filter's program names no file (`grep id_rsa config`)
+        if let Some(k) = pattern_arg(&program, &args) {
+            args[k].path = None;
+        }
         if xargs {
             // a literal piped into xargs gives known arguments; an input known only in part
             // (`find ~ -name .env -o -name '*.pem'`) gives those and an unknown one. With
@@ -2305,17 +2352,52 @@ impl Walker<'_> {
             let p = c.program.as_str();
             if c.dynamic_program {
                 Act::None
-            } else if p == "cd" || p == "pushd" {
+            } else if p == "cd" || p == "pushd" || p == "popd" {
                 let t = args
                     .iter()
                     .find(|a| !(a.text.starts_with('-') && a.text.len() > 1));
-                Act::Cd(match t {
-                    None => Some(self.home.unwrap_or("~").to_string()),
-                    Some(a) if a.dynamic || a.text == "-" || a.text.contains(['*', '?', '[']) => {
-                        None
+                let no_cd = args.iter().any(|a| a.text == "-n");
+                // where `t` leads: `-` is the previous directory ($OLDPWD)
+                let dest = |t: &Arg| match t {
+                    a if a.text == "-" => ctx.lookup("OLDPWD").flatten(),
+                    a if a.dynamic || a.text.contains(['*', '?', '[']) => None,
+                    a => normalize(&a.text, c.cwd.as_deref(), self.home),
+                };
+                // the directory stack below the current directory: `pushd DIR` pushes the
+                // current one, bare `pushd` swaps with the top, `popd` returns to the top,
+                // `-n` changes only the stack
+                match (p, t) {
+                    ("cd", None) => Act::Cd(
+                        ctx.lookup("HOME")
+                            .unwrap_or_else(|| Some(self.home.unwrap_or("~").to_string())),
+                    ),
+                    ("cd", Some(a)) => Act::Cd(dest(a)),
+                    ("pushd", Some(a)) if no_cd => {
+                        let d = dest(a);
+                        ctx.dirs.push(d);
+                        Act::None
                     }
-                    Some(a) => normalize(&a.text, c.cwd.as_deref(), self.home),
-                })
+                    ("pushd", Some(a)) => {
+                        let d = dest(a);
+                        ctx.dirs.push(c.cwd.clone());
+                        Act::Cd(d)
+                    }
+                    ("pushd", None) => match ctx.dirs.pop() {
+                        Some(top) => {
+                            ctx.dirs.push(c.cwd.clone());
+                            Act::Cd(top)
+                        }
+                        None => Act::None,
+                    },
+                    (_, _) if no_cd => {
+                        ctx.dirs.pop();
+                        Act::None
+                    }
+                    (_, _) => match ctx.dirs.pop() {
+                        Some(top) => Act::Cd(top),
+                        None => Act::None,
+                    },
+                }
             } else if SHELLS.contains(&p) {
                 let mut has_c = false;
                 let mut stdin_mode = false;
@@ -2843,7 +2925,10 @@ impl Walker<'_> {
         };
         match act {
             Act::None => {}
-            Act::Cd(c) => ctx.cwd = c,
+            Act::Cd(c) => {
+                let old = std::mem::replace(&mut ctx.cwd, c);
+                ctx.set_var("OLDPWD", old);
+            }
             Act::Body { lang, text, label } => {
                 self.interpreter_body(idx, lang, ctx, &text, false, label)
             }
@@ -2886,6 +2971,7 @@ impl Walker<'_> {
                     vars: ctx.vars.clone(),
                     pos: ctx.pos.clone(),
                     remote: ctx.remote || label != "find -exec",
+                    dirs: Vec::new(),
                 };
                 for seg in segs {
                     let remote = label != "find -exec";
@@ -3303,6 +3389,7 @@ impl Walker<'_> {
             vars: Vec::new(),
             pos: None,
             remote: ctx.remote,
+            dirs: Vec::new(),
         };
         let mut fetchers: Vec<usize> = Vec::new();
         let mut readers: Vec<usize> = Vec::new();
@@ -3461,6 +3548,7 @@ impl Walker<'_> {
             vars: ctx.vars.clone(),
             pos,
             remote: ctx.remote || remote,
+            dirs: Vec::new(),
         };
         let io = self.script(text, &mut c2);
         for hd in io.heads.iter() {
