@@ -194,7 +194,8 @@ pub(crate) fn arg_path(t: &str, cwd: Option<&str>, home: Option<&str>) -> Option
             // `k=@file` (curl -F) and the operands of options that always name a file
             // (dd's `if=` / `of=`, `--input=`, `--post-file=`) are files even when relative
             let at = v.strip_prefix('@');
-            let v = at.unwrap_or(v);
+            // curl -F's `@file;type=…;filename=…`: the file ends at the first `;`
+            let v = at.map_or(v, |f| f.split(';').next().unwrap_or(f));
             let file_key = matches!(
                 key,
                 "if" | "of"

@@ -1172,8 +1172,8 @@ fn harmless_table() {
 }
 
 /// `cd DIR || exit` leaves what follows in DIR (had the cd failed, nothing would follow), and
-/// so does `cd DIR || B` when B moves nowhere; `cd -`, `$OLDPWD`, `pushd` / `popd` and a `HOME`
-/// set on the line are followed.
+/// so does `cd DIR || B` when B moves nowhere; `cd -`, `$OLDPWD`, `pushd` / `popd`, a `HOME`
+/// set on the line, and a `cd` inside `eval`, `source` or a function are followed.
 #[test]
 fn cd_or_exit_keeps_the_directory() {
     let cwd_of = |s: &str, p: &str| {
@@ -1199,6 +1199,15 @@ fn cd_or_exit_keeps_the_directory() {
             Some("/home/u/proj"),
         ),
         ("HOME=/etc; cd; cat shadow", Some("/etc")),
+        // eval, source and a function run in the calling shell; `sh -c` and a subshell do not
+        ("eval 'cd /etc'; cat shadow", Some("/etc")),
+        (
+            "echo 'cd /etc' > /tmp/c.sh; . /tmp/c.sh; cat shadow",
+            Some("/etc"),
+        ),
+        ("f() { cd /etc; }; f; cat shadow", Some("/etc")),
+        ("g() ( cd /etc ); g; cat shadow", Some("/home/u/proj")),
+        ("sh -c 'cd /etc'; cat shadow", Some("/home/u/proj")),
     ] {
         assert_eq!(cwd_of(src, "cat").as_deref(), want, "{src}");
     }
@@ -1236,6 +1245,31 @@ fn patterns_name_no_file() {
         [None, p("/etc/x"), p("/etc/shadow")]
     );
     assert_eq!(paths_of("cd /etc && cat shadow"), [p("/etc/shadow")]);
+}
+
+/// Which option values and `@` words name a path (relative ones resolved against the
+/// directory), one line per spelling.
+#[test]
+fn option_values_and_at_files_name_paths() {
+    let p = |t: &str| path::arg_path(t, Some("/w"), Some("/h"));
+    for (arg, want) in [
+        ("key.pem", Some("/w/key.pem")),
+        ("../x", Some("/x")),
+        ("~/.ssh//id_rsa", Some("/h/.ssh/id_rsa")),
+        ("@id_rsa", Some("/w/id_rsa")),
+        ("f=@creds", Some("/w/creds")),
+        ("f=@creds;type=text/plain", Some("/w/creds")),
+        ("if=disk.img", Some("/w/disk.img")),
+        ("--post-file=body.json", Some("/w/body.json")),
+        ("--file=/etc/x", Some("/etc/x")),
+        ("--name=value", None),
+        ("-v", None),
+        ("@-", None),
+        ("https://x.example/a", None),
+        ("host:path", None),
+    ] {
+        assert_eq!(p(arg).as_deref(), want, "{arg}");
+    }
 }
 
 // ---------- control flow ----------

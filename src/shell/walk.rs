@@ -2944,7 +2944,13 @@ impl Walker<'_> {
                     self.out.dynamic = true;
                 }
                 if !text.contains(SUB_MARKER) && !text.is_empty() {
-                    self.nested(idx, &text, ctx, label, remote, pos);
+                    // `eval` and `source` run in this shell: a `cd` in them moves it
+                    let here =
+                        label == "eval" || label.starts_with("source ") || label.starts_with(". ");
+                    let cwd = self.nested(idx, &text, ctx, label, remote, pos);
+                    if here && !remote {
+                        ctx.cwd = cwd;
+                    }
                 }
             }
             Act::Stdin { label, remote } => {
@@ -3222,7 +3228,7 @@ impl Walker<'_> {
 
     /// A call of a function or alias defined earlier on the line: its body
     /// is walked with the arguments bound (`f(){ rm -rf "$1"; }; f ~`).
-    fn call_defined(&mut self, idx: usize, ctx: &Ctx) -> bool {
+    fn call_defined(&mut self, idx: usize, ctx: &mut Ctx) -> bool {
         let c = &self.out.commands[idx];
         let name = c.program.clone();
         if self.active.contains(&name) {
@@ -3249,6 +3255,8 @@ impl Walker<'_> {
             for h in io.heads.iter() {
                 self.edge(idx, h);
             }
+            // a function runs in the calling shell: a `cd` in its body moves the caller
+            ctx.cwd = c2.cwd;
             return true;
         }
         if let Some(k) = self.aliases.iter().rposition(|a| a.0 == name) {
@@ -3518,7 +3526,8 @@ impl Walker<'_> {
     }
 
     /// Walk `text`, a script the command `host` runs (`sh -c`, `ssh host CMD`, …), one level
-    /// deeper, with positional parameters `pos` when they are known.
+    /// deeper, with positional parameters `pos` when they are known. Returns the directory the
+    /// script ended in (for `eval` / `source`, which run in the calling shell).
     fn nested(
         &mut self,
         host: usize,
@@ -3527,11 +3536,11 @@ impl Walker<'_> {
         label: String,
         remote: bool,
         pos: Option<Vec<String>>,
-    ) {
+    ) -> Option<String> {
         if ctx.depth as usize + 1 > self.max_depth {
             self.out.truncated = true;
             self.out.dynamic = true;
-            return;
+            return ctx.cwd.clone();
         }
         let h = &self.out.commands[host];
         let mut via = h.via.clone();
@@ -3554,6 +3563,7 @@ impl Walker<'_> {
         for hd in io.heads.iter() {
             self.edge(host, hd);
         }
+        c2.cwd
     }
 }
 
