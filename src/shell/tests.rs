@@ -1171,6 +1171,18 @@ fn harmless_table() {
     }
 }
 
+/// A file's reader that does not fit under the command limit marks the analysis truncated
+/// (fail closed), for `< file` and `xargs -a file` alike.
+#[test]
+fn readers_past_the_command_limit_truncate() {
+    let many = "true; ".repeat(MAX_COMMANDS - 1);
+    let x = a(&format!("{many}xargs -a k echo"));
+    assert!(x.truncated && x.dynamic, "xargs -a at the limit");
+    let x = a(&format!("{{ {many}true; }} < k"));
+    assert!(x.truncated && x.dynamic, "< file at the limit");
+    assert!(!a("xargs -a k echo").truncated);
+}
+
 /// `cd DIR || exit` leaves what follows in DIR (had the cd failed, nothing would follow), and
 /// so does `cd DIR || B` when B moves nowhere; `cd -`, `$OLDPWD`, `pushd` / `popd`, a `HOME`
 /// set on the line, and a `cd` inside `eval`, `source` or a function are followed.

@@ -1278,27 +1278,14 @@ impl Walker<'_> {
                 list,
                 subshell,
                 redirs,
-            } => {
-                let start = self.out.commands.len();
-                let cwd0 = ctx.cwd.clone();
-                let io = if subshell {
+            } => self.compound(ctx, redirs, Vec::new(), Vec::new(), |w, ctx, _| {
+                if subshell {
                     let mut c2 = ctx.clone();
-                    self.list(list, &mut c2)
+                    w.list(list, &mut c2)
                 } else {
-                    self.list(list, ctx)
-                };
-                if !redirs.is_empty() {
-                    let mut feeders = Vec::new();
-                    let mut fed = Vec::new();
-                    // the shell opens them before the body runs: where it started, not
-                    // where a `cd` in it moved to
-                    let after = std::mem::replace(&mut ctx.cwd, cwd0);
-                    let (rs, _) = self.redirects(redirs, ctx, &mut feeders, &mut fed);
-                    ctx.cwd = after;
-                    self.group_redirects(start, &io, &rs, &feeders, &fed);
+                    w.list(list, ctx)
                 }
-                io
-            }
+            }),
             Node::For {
                 var,
                 words,
@@ -1325,15 +1312,9 @@ impl Walker<'_> {
                 };
                 let vars: Vec<String> = var.into_iter().collect();
                 let rows = values.into_iter().map(|v| vec![v]).collect();
-                let start = self.out.commands.len();
-                let cwd0 = ctx.cwd.clone();
-                let io = self.loop_body(&vars, rows, &feeders, body, ctx);
-                // opened before the body runs (see `Node::Group`)
-                let after = std::mem::replace(&mut ctx.cwd, cwd0);
-                let (rs, _) = self.redirects(redirs, ctx, &mut feeders, &mut fed);
-                ctx.cwd = after;
-                self.group_redirects(start, &io, &rs, &feeders, &fed);
-                io
+                self.compound(ctx, redirs, feeders, fed, |w, ctx, feeders| {
+                    w.loop_body(&vars, rows, feeders, body, ctx)
+                })
             }
             Node::While { cond, body, redirs } => {
                 let mut feeders = Vec::new();
@@ -1687,6 +1668,28 @@ impl Walker<'_> {
         })
     }
 
+    /// A compound command: its body walked (`walk`, given the commands feeding it), then its
+    /// redirections (`{ …; } < f`, `for …; done > f`) given to the body's commands, `feeders` /
+    /// `fed` already feeding or fed by it. The shell opens the redirections before the body
+    /// runs, so they are resolved where the body started, not where a `cd` in it moved to.
+    fn compound(
+        &mut self,
+        ctx: &mut Ctx,
+        redirs: Vec<RawRedir>,
+        mut feeders: Vec<usize>,
+        mut fed: Vec<usize>,
+        walk: impl FnOnce(&mut Self, &mut Ctx, &[usize]) -> Io,
+    ) -> Io {
+        let start = self.out.commands.len();
+        let cwd0 = ctx.cwd.clone();
+        let io = walk(self, ctx, &feeders);
+        let after = std::mem::replace(&mut ctx.cwd, cwd0);
+        let (rs, _) = self.redirects(redirs, ctx, &mut feeders, &mut fed);
+        ctx.cwd = after;
+        self.group_redirects(start, &io, &rs, &feeders, &fed);
+        io
+    }
+
     fn redirects(
         &mut self,
         raws: Vec<RawRedir>,
@@ -1717,26 +1720,12 @@ impl Walker<'_> {
             // feeding this one, so a rule about reading a file sees every way it is read
             let device = path.as_deref().is_some_and(|p| p.starts_with("/dev/"));
             if r.op == RedirOp::Read && r.fd.is_none_or(|f| f == 0) && !procsub && !device {
-                if self.out.commands.len() >= MAX_COMMANDS {
-                    self.out.truncated = true;
-                    self.out.dynamic = true;
-                } else {
-                    feeders.push(self.out.commands.len());
-                    self.out.commands.push(SimpleCommand {
-                        program: "cat".to_string(),
-                        args: vec![Arg {
-                            text: target.text.clone(),
-                            path: path.clone(),
-                            dynamic: target.dynamic,
-                        }],
-                        redirects: Vec::new(),
-                        dynamic_program: false,
-                        nested_dynamic: false,
-                        depth: ctx.depth,
-                        cwd: ctx.cwd.clone(),
-                        via: ctx.via.clone(),
-                    });
-                }
+                let file = Arg {
+                    text: target.text.clone(),
+                    path: path.clone(),
+                    dynamic: target.dynamic,
+                };
+                feeders.extend(self.reader(file, ctx.depth, &ctx.cwd, &ctx.via));
             }
             match r.op {
                 RedirOp::HereString => {
@@ -1784,14 +1773,7 @@ impl Walker<'_> {
         for a in &argv[..first] {
             let (name, value) = a.text.split_once('=').unwrap_or((&a.text, ""));
             let name = name.trim_end_matches('+');
-            if EXEC_VARS.contains(&name) {
-                self.free_script(value, a.dynamic, ctx, format!("{name}="));
-            }
-            if SOURCED_VARS.contains(&name) && !a.dynamic {
-                if let Some(text) = self.written_path(value, ctx.cwd.as_deref()) {
-                    self.free_script(&text, false, ctx, format!("{name}="));
-                }
-            }
+            self.assigned(name, value, a.dynamic, ctx.cwd.as_deref(), ctx);
             if first >= argv.len() {
                 ctx.set_var(name, (!a.dynamic).then(|| value.to_string()));
                 // what fed the line's words is what the variable now holds
@@ -1949,6 +1931,48 @@ impl Walker<'_> {
 
     /// Walk `text` as a command line run outside any one command (a variable
     /// whose value a program runs, an alias body).
+    /// A command of its own that reads `file` (`cmd < file` and `xargs -a file` are `cat file |
+    /// cmd`), pushed at the current position; its index, or `None` (the analysis marked
+    /// truncated) when no command fits.
+    fn reader(
+        &mut self,
+        file: Arg,
+        depth: u8,
+        cwd: &Option<String>,
+        via: &[String],
+    ) -> Option<usize> {
+        if self.out.commands.len() >= MAX_COMMANDS {
+            self.out.truncated = true;
+            self.out.dynamic = true;
+            return None;
+        }
+        self.out.commands.push(SimpleCommand {
+            program: "cat".to_string(),
+            args: vec![file],
+            redirects: Vec::new(),
+            dynamic_program: false,
+            nested_dynamic: false,
+            depth,
+            cwd: cwd.clone(),
+            via: via.to_vec(),
+        });
+        Some(self.out.commands.len() - 1)
+    }
+
+    /// A variable assigned (`value`, `dynamic` when not known) whose value a program runs
+    /// ([`EXEC_VARS`]: `GIT_SSH_COMMAND=…`) or whose file a shell sources ([`SOURCED_VARS`]:
+    /// `BASH_ENV=f`, the text this line wrote to `f`, relative to `cwd`): that code is walked.
+    fn assigned(&mut self, name: &str, value: &str, dynamic: bool, cwd: Option<&str>, ctx: &Ctx) {
+        if EXEC_VARS.contains(&name) {
+            self.free_script(value, dynamic, ctx, format!("{name}="));
+        }
+        if SOURCED_VARS.contains(&name) && !dynamic {
+            if let Some(text) = self.written_path(value, cwd) {
+                self.free_script(&text, false, ctx, format!("{name}="));
+            }
+        }
+    }
+
     fn free_script(&mut self, text: &str, dynamic: bool, ctx: &Ctx, label: String) {
         if dynamic {
             self.out.dynamic = true;
@@ -2291,29 +2315,24 @@ impl Walker<'_> {
             self.out.dynamic = true;
         }
         // `xargs -a FILE cmd` is `cat FILE | xargs cmd`: the file's reader feeds the command
-        let reader = xargs_arg_file(&argv_head)
-            .filter(|_| self.out.commands.len() + 1 < MAX_COMMANDS)
-            .map(|f| {
-                let r = self.out.commands.len();
-                let dynamic = f.contains('$');
-                self.out.commands.push(SimpleCommand {
-                    program: "cat".to_string(),
-                    args: vec![Arg {
-                        path: (!dynamic)
-                            .then(|| normalize(&f, cwd.as_deref(), self.home))
-                            .flatten(),
-                        text: f,
-                        dynamic,
-                    }],
-                    redirects: Vec::new(),
-                    dynamic_program: false,
-                    nested_dynamic: false,
-                    depth: ctx.depth,
-                    cwd: cwd.clone(),
-                    via: via.clone(),
-                });
-                r
-            });
+        // (one slot is kept for the command itself)
+        let reader = xargs_arg_file(&argv_head).and_then(|f| {
+            if self.out.commands.len() + 1 >= MAX_COMMANDS {
+                self.out.truncated = true;
+                self.out.dynamic = true;
+                return None;
+            }
+            let dynamic = f.contains('$');
+            let path = (!dynamic)
+                .then(|| normalize(&f, cwd.as_deref(), self.home))
+                .flatten();
+            let file = Arg {
+                text: f,
+                path,
+                dynamic,
+            };
+            self.reader(file, ctx.depth, &cwd, &via)
+        });
         let idx = self.out.commands.len();
         self.out.commands.push(SimpleCommand {
             program,
@@ -3118,20 +3137,10 @@ impl Walker<'_> {
                         (n.to_string(), (!a.dynamic).then(|| v.to_string()))
                     })
                     .collect();
+                let cwd = self.out.commands[idx].cwd.clone();
                 for (n, v) in sets {
-                    if EXEC_VARS.contains(&n.as_str()) {
-                        let (text, dy) = (v.clone().unwrap_or_default(), v.is_none());
-                        self.free_script(&text, dy, ctx, format!("{n}="));
-                    }
-                    if SOURCED_VARS.contains(&n.as_str()) {
-                        let cwd = self.out.commands[idx].cwd.clone();
-                        if let Some(text) = v
-                            .as_deref()
-                            .and_then(|f| self.written_path(f, cwd.as_deref()))
-                        {
-                            self.free_script(&text, false, ctx, format!("{n}="));
-                        }
-                    }
+                    let text = v.as_deref().unwrap_or_default();
+                    self.assigned(&n, text, v.is_none(), cwd.as_deref(), ctx);
                     ctx.set_var(&n, v);
                 }
             }
