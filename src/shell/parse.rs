@@ -77,6 +77,8 @@ pub(crate) struct VarRef {
     pub name: String,
     /// Inside double quotes (no word splitting).
     pub quoted: bool,
+    /// `${X:off:len}`: the characters of the value taken (offset, length).
+    pub slice: Option<(usize, Option<usize>)>,
 }
 
 #[derive(Default, Debug, Clone)]
@@ -1146,6 +1148,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     len: raw.len(),
                     name: String::from_utf8_lossy(name).into_owned(),
                     quoted: in_dq,
+                    slice: None,
                 });
                 w.buf.extend_from_slice(raw);
             }
@@ -1250,6 +1253,32 @@ impl<'s, 'b> Parser<'s, 'b> {
                         return;
                     }
                 }
+                // `${PWD:0:1}` is `/` (the directory is absolute); `${X:2:5}` of a variable the
+                // walker tracks is a slice of its value
+                if nstart == ns && !name.is_empty() && is_name_start(name[0]) {
+                    if let Some((off, len, end)) = substring_op(&self.s[name_end..]) {
+                        match (name, off, len) {
+                            (b"PWD", 0, Some(1)) => w.buf.push(b'/'),
+                            (b"PWD", ..) => {
+                                w.buf.extend_from_slice(&self.s[start..name_end + end]);
+                                w.dynamic = true;
+                            }
+                            _ => {
+                                let raw_len = name_end + end - start;
+                                w.vars.push(VarRef {
+                                    at: w.buf.len(),
+                                    len: raw_len,
+                                    name: String::from_utf8_lossy(name).into_owned(),
+                                    quoted: in_dq,
+                                    slice: Some((off, len)),
+                                });
+                                w.buf.extend_from_slice(&self.s[start..name_end + end]);
+                            }
+                        }
+                        self.pos = name_end + end;
+                        return;
+                    }
+                }
                 // `${X:?msg}` / `${X?msg}` is X or an error; `${HOME:-…}` is $HOME
                 let op = &self.s[name_end..self.s.len().min(name_end + 2)];
                 if nstart == ns
@@ -1313,6 +1342,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     len: 2,
                     name: (c as char).to_string(),
                     quoted: in_dq,
+                    slice: None,
                 });
                 w.buf.extend_from_slice(&self.s[self.pos..self.pos + 2]);
                 self.pos += 2;

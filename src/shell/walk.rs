@@ -1553,6 +1553,14 @@ impl Walker<'_> {
                 // the analysis does not model; strict mode's `IFS=$'\n\t'` splits as before
                 Some(Some(_)) if !v.quoted && odd_ifs(ctx) => still_dynamic = true,
                 Some(Some(val)) => {
+                    let val = match v.slice {
+                        Some((off, len)) => val
+                            .chars()
+                            .skip(off)
+                            .take(len.unwrap_or(usize::MAX))
+                            .collect(),
+                        None => val,
+                    };
                     split |= (!v.quoted || v.name == "@") && val.contains([' ', '\t', '\n']);
                     edits.push((v.at, v.len, val));
                 }
@@ -1709,24 +1717,6 @@ impl Walker<'_> {
                 feeders.append(&mut tf);
                 fed.append(&mut tfed);
             }
-            let path = match r.op {
-                RedirOp::HereDoc | RedirOp::HereDocStrip | RedirOp::HereString => None,
-                RedirOp::DupOut | RedirOp::DupIn => None,
-                _ if target.dynamic && !procsub => None,
-                _ if ctx.remote && !target.text.starts_with(['/', '~']) => None,
-                _ => normalize(&target.text, ctx.cwd.as_deref(), self.home),
-            };
-            // `cmd < file` is `cat file | cmd`: the file's reader is a command of its own,
-            // feeding this one, so a rule about reading a file sees every way it is read
-            let device = path.as_deref().is_some_and(|p| p.starts_with("/dev/"));
-            if r.op == RedirOp::Read && r.fd.is_none_or(|f| f == 0) && !procsub && !device {
-                let file = Arg {
-                    text: target.text.clone(),
-                    path: path.clone(),
-                    dynamic: target.dynamic,
-                };
-                feeders.extend(self.reader(file, ctx.depth, &ctx.cwd, &ctx.via));
-            }
             match r.op {
                 RedirOp::HereString => {
                     stdin = Some(Stdin {
@@ -1746,15 +1736,72 @@ impl Walker<'_> {
                 }
                 _ => {}
             }
-            out.push(Redirect {
-                fd: r.fd,
-                op: r.op,
-                target: target.text,
-                path,
-                dynamic: target.dynamic && !procsub,
-            });
+            let file = !matches!(
+                r.op,
+                RedirOp::HereDoc
+                    | RedirOp::HereDocStrip
+                    | RedirOp::HereString
+                    | RedirOp::DupOut
+                    | RedirOp::DupIn
+            );
+            if !file {
+                out.push(Redirect {
+                    fd: r.fd,
+                    op: r.op,
+                    target: target.text,
+                    path: None,
+                    dynamic: target.dynamic,
+                });
+                continue;
+            }
+            // bash globs a redirection's word too (`< ~/.ss?/id_rsa`): the file is one of the
+            // known entries the glob names, so each is a redirection (and a reader) of its own
+            let targets = match target.glob && !target.dynamic && !procsub {
+                true => self.expand_words(vec![target], 0, ctx.cwd.as_deref()),
+                false => vec![target],
+            };
+            for target in targets {
+                let redirect = self.file_redirect(r.fd, r.op, target, procsub, ctx, feeders);
+                out.push(redirect);
+            }
         }
         (out, stdin)
+    }
+
+    /// A redirection to or from a file (`procsub`: a process substitution's `/dev/fd/63`):
+    /// the path it names, and for `cmd < file` the file's reader, a command of its own
+    /// feeding this one (`cat file | cmd`), so a rule about reading a file sees every way
+    /// it is read.
+    fn file_redirect(
+        &mut self,
+        fd: Option<u32>,
+        op: RedirOp,
+        target: AW,
+        procsub: bool,
+        ctx: &Ctx,
+        feeders: &mut Vec<usize>,
+    ) -> Redirect {
+        let path = match () {
+            _ if target.dynamic && !procsub => None,
+            _ if ctx.remote && !target.text.starts_with(['/', '~']) => None,
+            _ => normalize(&target.text, ctx.cwd.as_deref(), self.home),
+        };
+        let device = path.as_deref().is_some_and(|p| p.starts_with("/dev/"));
+        if op == RedirOp::Read && fd.is_none_or(|f| f == 0) && !procsub && !device {
+            let file = Arg {
+                text: target.text.clone(),
+                path: path.clone(),
+                dynamic: target.dynamic,
+            };
+            feeders.extend(self.reader(file, ctx.depth, &ctx.cwd, &ctx.via));
+        }
+        Redirect {
+            fd,
+            op,
+            target: target.text,
+            path,
+            dynamic: target.dynamic && !procsub,
+        }
     }
 
     fn simple(&mut self, s: Simple, ctx: &mut Ctx, piped: Option<Stdin>) -> Io {
@@ -2079,6 +2126,8 @@ impl Walker<'_> {
                     }
                 }
                 "nice" => Some(skip_opts(argv, a, b"n", &["adjustment"])),
+                // `sshpass -p PW ssh host CMD`: the password's source, then the command
+                "sshpass" => Some(skip_opts(argv, a, b"pfdP", &[])),
                 "nohup" | "builtin" | "unbuffer" | "setsid" | "busybox" | "toybox" | "coproc"
                 | "caffeinate" | "catchsegv" => Some(skip_opts(argv, a, b"", &[])),
                 "exec" => Some(skip_opts(argv, a, b"a", &[])),
@@ -2207,6 +2256,16 @@ impl Walker<'_> {
         } else {
             Vec::new()
         };
+        // `HOME=DIR cd`: a builtin sees the line's own assignment
+        let line_home: Option<Option<String>> = argv[..i]
+            .iter()
+            .rev()
+            .find(|a| a.assign && a.text.starts_with("HOME="))
+            .map(|a| {
+                (!a.dynamic)
+                    .then(|| normalize(&a.text[5..], cwd.as_deref(), self.home))
+                    .flatten()
+            });
         let mut it = argv.into_iter().skip(i);
         let pw = it.next()?;
         // a glob left in the program name (`/opt/tools/r?`: none of the known program
@@ -2347,11 +2406,19 @@ impl Walker<'_> {
         if let Some(r) = reader {
             self.edge(r, idx);
         }
-        self.special(idx, ctx, stdin);
+        self.special(idx, ctx, stdin, line_home);
         Some(idx)
     }
 
-    fn special(&mut self, idx: usize, ctx: &mut Ctx, stdin: Option<Stdin>) {
+    /// What a command does to the walk beyond being a command (`line_home`: a `HOME=…`
+    /// assignment on its own line, which `cd` reads).
+    fn special(
+        &mut self,
+        idx: usize,
+        ctx: &mut Ctx,
+        stdin: Option<Stdin>,
+        line_home: Option<Option<String>>,
+    ) {
         let ran_written = self.ran_written.take();
         self.write_channels(idx);
         self.record_written(idx, stdin.as_ref());
@@ -2386,10 +2453,10 @@ impl Walker<'_> {
                 // current one, bare `pushd` swaps with the top, `popd` returns to the top,
                 // `-n` changes only the stack
                 match (p, t) {
-                    ("cd", None) => Act::Cd(
+                    ("cd", None) => Act::Cd(line_home.unwrap_or_else(|| {
                         ctx.lookup("HOME")
-                            .unwrap_or_else(|| Some(self.home.unwrap_or("~").to_string())),
-                    ),
+                            .unwrap_or_else(|| Some(self.home.unwrap_or("~").to_string()))
+                    })),
                     ("cd", Some(a)) => Act::Cd(dest(a)),
                     ("pushd", Some(a)) if no_cd => {
                         let d = dest(a);
@@ -3099,8 +3166,82 @@ impl Walker<'_> {
             ),
             _ => {}
         }
+        // a copy or move into a directory lands at DIR/NAME (`cp evil.pth site-packages/`):
+        // that path is written too when the destination is one (`-t DIR`, a trailing `/`,
+        // several sources) or may be (a name without an extension taking a file with one)
+        let mut into: Vec<(String, bool)> = Vec::new();
+        if matches!(
+            c.program.as_str(),
+            "cp" | "mv" | "install" | "ln" | "rsync" | "scp"
+        ) && !(c.program == "install" && c.has_short('d'))
+        {
+            // the operands: positionals that are no option's value (`install -m 755 h d`)
+            let valued: &[&str] = match c.program.as_str() {
+                "install" => &["-m", "--mode", "-o", "--owner", "-g", "--group", "-S"],
+                "cp" | "mv" | "ln" => &["-S", "--suffix"],
+                "scp" => &["-P", "-i", "-o", "-F", "-c", "-l", "-J", "-S"],
+                "rsync" => &["-e", "--rsh", "-f", "--filter", "--exclude", "--include"],
+                _ => &[],
+            };
+            let operands: Vec<&Arg> = c
+                .args
+                .iter()
+                .enumerate()
+                .filter(|&(k, a)| {
+                    pos.iter().any(|p| std::ptr::eq(*p, a))
+                        && (k == 0 || {
+                            let before = c.args[k - 1].text.as_str();
+                            !valued.contains(&before)
+                                && before != "-t"
+                                && before != "--target-directory"
+                        })
+                })
+                .map(|(_, a)| a)
+                .collect();
+            let (dir, sources) = match opt_value(&["-t", "--target-directory"]) {
+                Some(d) => (Some(d), &operands[..]),
+                None if operands.len() >= 2 => {
+                    (operands.last().copied(), &operands[..operands.len() - 1])
+                }
+                None => (None, &operands[..0]),
+            };
+            let is_dir = |d: &Arg, name: &str| {
+                let last = d.text.rsplit('/').next().unwrap_or_default();
+                sources.len() > 1
+                    || matches!(last, "" | "." | ".." | "~")
+                    || (!last.trim_start_matches('.').contains('.')
+                        && name.trim_start_matches('.').contains('.'))
+            };
+            let forced = opt_value(&["-t", "--target-directory"]).is_some();
+            if let Some(d) = dir {
+                for s in sources {
+                    let name = s.text.trim_end_matches('/');
+                    let name = name.rsplit(['/', ':']).next().unwrap_or(name);
+                    if !name.is_empty()
+                        && name != "."
+                        && name != ".."
+                        && (forced || is_dir(d, name))
+                    {
+                        let dest = format!("{}/{name}", d.text.trim_end_matches('/'));
+                        into.push((dest, d.dynamic || s.dynamic));
+                    }
+                }
+            }
+        }
         let home = self.home;
         let cwd = c.cwd.clone();
+        let into: Vec<Redirect> = into
+            .into_iter()
+            .map(|(text, dynamic)| Redirect {
+                fd: None,
+                op: RedirOp::Channel,
+                path: (!dynamic)
+                    .then(|| normalize(&text, cwd.as_deref(), home))
+                    .flatten(),
+                target: text,
+                dynamic,
+            })
+            .collect();
         let rs: Vec<Redirect> = t
             .into_iter()
             .map(|a| {
@@ -3121,6 +3262,7 @@ impl Walker<'_> {
             })
             .collect();
         self.out.commands[idx].redirects.extend(rs);
+        self.out.commands[idx].redirects.extend(into);
     }
 
     /// Variables, positional parameters and aliases set by builtins.
