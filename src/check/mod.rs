@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Validator names a redaction rule may use.
-pub const VALIDATORS: [&str; 11] = [
+pub const VALIDATORS: [&str; 12] = [
     "luhn",
     "iban",
     "ssn",
@@ -38,6 +38,7 @@ pub const VALIDATORS: [&str; 11] = [
     "json_base64",
     "prefixed_token",
     "random_token",
+    "table_columns",
 ];
 const SEVERITIES: [&str; 5] = ["info", "low", "medium", "high", "critical"];
 const DEFAULT_SEVERITY: &str = "medium";

@@ -36,7 +36,7 @@
 //! Over 800 lines on purpose: the `Redactor` (build, keyword pass, windows,
 //! confirmation, merge, replacement passes) is one `impl` over one compiled state; the
 //! separable parts already have their own files (`gate`, `hits`, `json`, `known`, `lanes`,
-//! `literals`, `profile`, `stream`, `validate`, `tests`).
+//! `literals`, `profile`, `stream`, `table`, `validate`, `tests`).
 
 mod gate;
 mod hits;
@@ -46,6 +46,7 @@ mod lanes;
 mod literals;
 mod profile;
 mod stream;
+mod table;
 mod validate;
 
 pub use known::{
@@ -387,6 +388,8 @@ pub struct Redactor {
     anchor_re: OnceLock<Result<Regex, String>>,
     max_placeholder: usize,
     overlap: usize,
+    /// a rule reads tables (`validate table_columns`): a stream keeps an open table's header
+    reads_tables: bool,
     known_id: Arc<str>,
     known_label: Arc<str>,
 }
@@ -931,7 +934,11 @@ impl Redactor {
                     .unwrap_or(0)
             })
             .collect();
+        let reads_tables = rules
+            .iter()
+            .any(|r| r.spec.validator == Some(Validator::TableColumns));
         Ok(Redactor {
+            reads_tables,
             rules,
             ac,
             kw_rules,
@@ -1663,6 +1670,25 @@ impl Redactor {
                         we = (we + grow).min(hi);
                     }
                     continue 'outer;
+                }
+                // a table's header cell: the secrets are the cells below it (`table.rs`), and
+                // the search goes on after the header's line
+                if rule.spec.validator == Some(Validator::TableColumns) {
+                    let (cells, line_end) =
+                        table::cells(hay, ms, piece_end(hay, ms, hay.len(), segmented));
+                    for (ss, se) in cells {
+                        if !self.overlaps_placeholder(hay, ss, se)
+                            && matches!(self.verdict(rule, &hay[ss..se], &[], &[]), Verdict::Accept)
+                        {
+                            out.push(Cand {
+                                start: floor_char(hay, ss),
+                                end: ceil_char(hay, se),
+                                rule: r,
+                            });
+                        }
+                    }
+                    pos = line_end.max(me).max(ceil_char(hay, ms + 1));
+                    continue;
                 }
                 // the secret's span (see `reported`); `None` when it provably overlaps one of
                 // our placeholders (rejected without its captures)

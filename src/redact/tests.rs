@@ -1350,3 +1350,32 @@ fn captures_placeholder_table() {
         );
     }
 }
+
+/// A table whose header names a credential column, streamed in chunks far smaller than the
+/// table: every row's cell is redacted as in text mode (the stream keeps the open table's
+/// header as context, `table::open_header`).
+#[test]
+fn streamed_tables_keep_their_header() {
+    let r = shipped(crate::Hook::TransformToolResult);
+    let mut text = String::from(
+        "$ psql -c 'select id, api_key from clients'\n id | api_key\n----+---------\n",
+    );
+    for i in 0..400u32 {
+        // a random-looking token per row (a xorshift of the row number)
+        let mut x = i.wrapping_mul(2_654_435_761).wrapping_add(12_345);
+        let tok: String = (0..24)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"[(x % 57) as usize]
+                    as char
+            })
+            .collect();
+        text.push_str(&format!(" {i} | ak_{tok}\n"));
+    }
+    text.push_str("(400 rows)\n");
+    let t = r.redact_text(&text);
+    assert_eq!(t.findings.len(), 400, "text mode");
+    assert_stream_equals_text(r, &text, &t, &[256, 1024, 4096], "a streamed table");
+}

@@ -62,6 +62,11 @@ pub enum Validator {
     /// changing at least every third letter). `BSA_CONFIG_FILE_PATH`,
     /// `rnd_generatorWithSeedAndCount` and `pina_AAAAAAAAAAAAAAAAAAAAAAAAAAAA` fail.
     RandomToken,
+    /// A table whose header names a credential column (`api_key`, `refresh_token`, a
+    /// `value` beside a credential-named `name`): the rule's regex finds header cells, and
+    /// each cell below is judged ([`table_cell_ok`]: no blank inside, and
+    /// [`SecretValue`](Validator::SecretValue)). See `table.rs`.
+    TableColumns,
 }
 
 impl Validator {
@@ -79,6 +84,7 @@ impl Validator {
             "json_base64" => Validator::JsonBase64,
             "prefixed_token" => Validator::PrefixedToken,
             "random_token" => Validator::RandomToken,
+            "table_columns" => Validator::TableColumns,
             _ => return None,
         })
     }
@@ -97,6 +103,7 @@ impl Validator {
             Validator::JsonBase64 => "json_base64",
             Validator::PrefixedToken => "prefixed_token",
             Validator::RandomToken => "random_token",
+            Validator::TableColumns => "table_columns",
         }
     }
 
@@ -136,6 +143,7 @@ impl Validator {
             Validator::JsonBase64 => json_base64_ok(s),
             Validator::PrefixedToken => prefixed_token_ok(s),
             Validator::RandomToken => random_token_ok(s),
+            Validator::TableColumns => table_cell_ok(s),
         }
     }
 }
@@ -236,6 +244,11 @@ const FILE_EXT: &[&str] = &[
 
 fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// See [`Validator::TableColumns`]: one cell of a credential column.
+pub fn table_cell_ok(s: &[u8]) -> bool {
+    !s.iter().any(u8::is_ascii_whitespace) && secret_value_ok(s)
 }
 
 /// See [`Validator::SecretValue`].

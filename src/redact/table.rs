@@ -1,0 +1,499 @@
+//! Tables whose header names a credential column: the cells under it are secrets.
+//!
+//! A database client, a secret store's CLI or a CSV export prints values in a grid, and the
+//! only thing that says a cell is a credential is its column's name, lines away:
+//!
+//! ```text
+//!  id |  name  |                 api_key                  
+//! ----+--------+------------------------------------------
+//!  26 | ios    | ak_live_m5717kqNc4mkj8JeRf9KPlnsSNDPw7Oe
+//! ```
+//!
+//! A rule with `validate table_columns` finds header *cells* (its regex); [`cells`] reads the
+//! header's line, splits it into cells, and picks the credential columns: a name holding a
+//! credential word that [`validate::key_name_ok`] accepts (`api_key`, `refresh_token`; not
+//! `token_type`, `password_hash`), or a `value` column whose row's `name` / `key` cell is
+//! such a name (`doppler secrets`, `vault kv get -format=table`). Then it walks the rows
+//! below: psql's aligned output and Markdown (`|`), mysql's bordered tables (`|` with `+---+`
+//! borders), box drawing (`│`, `├─┼`), CSV (quotes honoured), tab-separated values, and a
+//! SQL `INSERT INTO t (cols) VALUES (…), (…)` with its tuples. A row must have exactly the
+//! header's number of cells; the table ends at the first line that is not a row (`(4 rows)`,
+//! a blank line, a prompt), after [`MAX_ROWS`] rows, or at the end of the text's piece.
+//!
+//! Each cell is judged like a generic credential value ([`Validator::TableColumns`]: no
+//! blank inside, and [`validate::secret_value_ok`]), so `NULL`, `true`, `read,write` and
+//! placeholders stay. In a stream the rows past the chunk that holds the header are not
+//! seen (a header is found once).
+//!
+//! [`Validator::TableColumns`]: super::validate::Validator::TableColumns
+
+use super::validate;
+
+/// Most rows read below one header.
+pub const MAX_ROWS: usize = 100_000;
+
+/// Longest header cell taken for a column name.
+const MAX_NAME: usize = 64;
+
+/// How a table separates its cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sep {
+    /// `|` (psql, mysql, Markdown).
+    Pipe,
+    /// `│` (box drawing).
+    Box,
+    /// `,` with `"…"` quoting (CSV).
+    Comma,
+    /// A tab.
+    Tab,
+    /// `,` inside the parenthesised tuples of a SQL `INSERT … VALUES`.
+    Tuple,
+}
+
+const BOX: &[u8] = "│".as_bytes();
+
+/// Credential words a column name holds (whole words of the name, or its end).
+const CREDENTIAL_WORDS: &[&str] = &[
+    "password",
+    "passwd",
+    "pwd",
+    "passphrase",
+    "secret",
+    "token",
+    "apikey",
+    "credential",
+    "credentials",
+];
+
+/// Does a column (or a row's name cell) name a credential?
+fn credential_name(name: &[u8]) -> bool {
+    if name.is_empty() || name.len() > MAX_NAME {
+        return false;
+    }
+    let lower = name.to_ascii_lowercase();
+    let words: Vec<&[u8]> = lower
+        .split(|b| !b.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    // `api_key`, `private key`, `access-key`, `AccessKey` (one word: `accesskey`)
+    let keyed = words.windows(2).any(|p| {
+        p[1] == b"key" && matches!(p[0], b"api" | b"private" | b"access" | b"secret" | b"auth")
+    }) || words.iter().any(|w| {
+        matches!(
+            *w,
+            b"apikey" | b"privatekey" | b"accesskey" | b"secretkey" | b"authkey"
+        )
+    });
+    let worded = words.iter().any(|w| {
+        CREDENTIAL_WORDS.iter().any(|c| {
+            let c = c.as_bytes();
+            *w == c || (w.len() > c.len() && w.ends_with(c))
+        })
+    });
+    (keyed || worded) && validate::key_name_ok(b"", name)
+}
+
+/// Header names of the column that holds a row's name in a name / value listing.
+const NAME_COLUMNS: &[&str] = &["name", "key", "variable", "parameter", "setting", "field"];
+
+/// A cell's text without its padding and quotes.
+fn trim(hay: &[u8], (mut s, mut e): (usize, usize)) -> (usize, usize) {
+    while s < e && matches!(hay[s], b' ' | b'\t' | b'\r') {
+        s += 1;
+    }
+    while e > s && matches!(hay[e - 1], b' ' | b'\t' | b'\r') {
+        e -= 1;
+    }
+    if e - s >= 2 && matches!(hay[s], b'"' | b'\'' | b'`') && hay[e - 1] == hay[s] {
+        s += 1;
+        e -= 1;
+    }
+    (s, e)
+}
+
+/// The cells of the line `[s, e)` (spans, untrimmed), split on `sep`.
+fn split(hay: &[u8], (s, e): (usize, usize), sep: Sep) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut from = s;
+    let mut i = s;
+    let mut quote: Option<u8> = None;
+    while i < e {
+        let b = hay[i];
+        let quoting = matches!(sep, Sep::Comma | Sep::Tuple);
+        // the width of a separator starting here (0: none)
+        let width = match quote {
+            Some(q) if b == q => {
+                // a doubled quote is one quote character inside the cell
+                if i + 1 < e && hay[i + 1] == q {
+                    i += 1;
+                } else {
+                    quote = None;
+                }
+                0
+            }
+            Some(_) => 0,
+            None if quoting && (b == b'"' || (b == b'\'' && sep == Sep::Tuple)) => {
+                quote = Some(b);
+                0
+            }
+            None => match sep {
+                Sep::Comma | Sep::Tuple => usize::from(b == b','),
+                Sep::Pipe => usize::from(b == b'|'),
+                Sep::Tab => usize::from(b == b'\t'),
+                Sep::Box if hay[i..e].starts_with(BOX) => BOX.len(),
+                Sep::Box => 0,
+            },
+        };
+        if width > 0 {
+            out.push((from, i));
+            from = i + width;
+        }
+        i += width.max(1);
+    }
+    out.push((from, e));
+    out
+}
+
+/// A border line (`----+----`, `+------+`, `|---|:--:|`, `├────┼────┤`): no cells, only
+/// rules.
+fn border(line: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(line);
+    let t = text.trim();
+    !t.is_empty()
+        && t.chars()
+            .any(|c| c == '-' || c == '─' || c == '=' || c == '═')
+        && t.chars().all(|c| {
+            matches!(c, '-' | '+' | '|' | ':' | '=' | ' ' | '\t')
+                || ('\u{2500}'..='\u{257f}').contains(&c)
+        })
+}
+
+/// The end of the line that starts at `s` (before its `\n`), at most `end`.
+fn line_end(hay: &[u8], s: usize, end: usize) -> usize {
+    memchr::memchr(b'\n', &hay[s..end]).map_or(end, |k| s + k)
+}
+
+/// The separator of a header line.
+fn separator(line: &[u8]) -> Option<Sep> {
+    let count = |b: u8| line.iter().filter(|&&c| c == b).count();
+    let lower = line.to_ascii_lowercase();
+    let has = |word: &[u8]| lower.windows(word.len()).any(|w| w == word);
+    if has(b"insert") && has(b"into") && has(b"values") {
+        Some(Sep::Tuple)
+    } else if line.windows(BOX.len()).any(|w| w == BOX) {
+        Some(Sep::Box)
+    } else if count(b'|') >= 1 {
+        Some(Sep::Pipe)
+    } else if count(b'\t') >= 1 {
+        Some(Sep::Tab)
+    } else if count(b',') >= 1 {
+        Some(Sep::Comma)
+    } else {
+        None
+    }
+}
+
+/// The columns of a table that hold secrets.
+struct Columns {
+    /// Credential-named columns.
+    secret: Vec<usize>,
+    /// A `value` column: (the column naming its rows, the value column).
+    value: Option<(usize, usize)>,
+}
+
+/// Which columns hold secrets: credential-named ones, and a `value` column (with the index
+/// of the column naming its rows). `None` when the line is no header of names.
+fn columns(hay: &[u8], cells: &[(usize, usize)]) -> Option<Columns> {
+    let names: Vec<&[u8]> = cells
+        .iter()
+        .map(|&c| {
+            let (s, e) = trim(hay, c);
+            &hay[s..e]
+        })
+        .collect();
+    // a header is a row of names: short, of word characters
+    let named = names.iter().all(|n| {
+        n.len() <= MAX_NAME
+            && n.iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b" _.-#/()".contains(&b))
+    });
+    if !named || names.iter().filter(|n| !n.is_empty()).count() < 2 {
+        return None;
+    }
+    let secret: Vec<usize> = (0..names.len())
+        .filter(|&i| credential_name(names[i]))
+        .collect();
+    let value = names
+        .iter()
+        .position(|n| n.eq_ignore_ascii_case(b"value"))
+        .and_then(|v| {
+            let n = names
+                .iter()
+                .position(|n| {
+                    NAME_COLUMNS
+                        .iter()
+                        .any(|c| n.eq_ignore_ascii_case(c.as_bytes()))
+                })
+                .or_else(|| names.iter().position(|n| !n.is_empty()))?;
+            (n != v).then_some((n, v))
+        });
+    (!secret.is_empty() || value.is_some()).then_some(Columns { secret, value })
+}
+
+/// The secret cells (trimmed spans) of the table whose header holds the match starting at
+/// `at`, reading rows up to `end`; also where the table ends (the search goes on from
+/// there: a row is read once, not again as a header of the rows below it). No cells, and
+/// the header line's end, when the line is no table header.
+pub fn cells(hay: &[u8], at: usize, end: usize) -> (Vec<(usize, usize)>, usize) {
+    let ls = memchr::memrchr(b'\n', &hay[..at]).map_or(0, |k| k + 1);
+    let le = line_end(hay, at, end);
+    let mut out = Vec::new();
+    let Some(sep) = separator(&hay[ls..le]) else {
+        return (out, le);
+    };
+    if sep == Sep::Tuple {
+        tuples(hay, (ls, le), end, &mut out);
+        return (out, le);
+    }
+    let header = split(hay, (ls, le), sep);
+    let Some(cols) = columns(hay, &header) else {
+        return (out, le);
+    };
+    let mut s = le + 1;
+    let mut last = le;
+    let mut rows = 0;
+    while s < end && rows < MAX_ROWS {
+        let e = line_end(hay, s, end);
+        let line = &hay[s..e];
+        if border(line) {
+            (s, last) = (e + 1, e);
+            continue;
+        }
+        let row = split(hay, (s, e), sep);
+        if row.len() != header.len() || line.iter().all(u8::is_ascii_whitespace) {
+            break;
+        }
+        rows += 1;
+        take(hay, &row, &cols, &mut out);
+        (s, last) = (e + 1, e);
+    }
+    (out, last)
+}
+
+/// In a stream: where the header of a table that is still open at `at` starts (its rows
+/// and borders run, of one shape, from there to the line holding `at`), at most `cap`
+/// bytes back; the topmost header-like line of that run, so a row that reads like a header
+/// (`│ JWT_SECRET │ … │`) does not stand in for the real one. The stream keeps it as
+/// context, so the next round reads the rows below with their header.
+pub fn open_header(hay: &[u8], at: usize, cap: usize) -> Option<usize> {
+    let floor = at.saturating_sub(cap);
+    let mut s =
+        memchr::memrchr(b'\n', &hay[floor..at.min(hay.len())]).map_or(floor, |k| floor + k + 1);
+    let mut e = line_end(hay, s, hay.len());
+    let mut shape: Option<(Sep, usize)> = None;
+    let mut header = None;
+    loop {
+        let line = &hay[s..e];
+        if !border(line) {
+            let (sep, n) = match shape {
+                Some(x) => x,
+                None => {
+                    let sep = separator(line).filter(|&p| p != Sep::Tuple)?;
+                    (sep, split(hay, (s, e), sep).len())
+                }
+            };
+            let cells = split(hay, (s, e), sep);
+            if cells.len() != n || n < 2 {
+                break;
+            }
+            shape = Some((sep, n));
+            if columns(hay, &cells).is_some() {
+                header = Some(s);
+            }
+        }
+        if s <= floor {
+            break;
+        }
+        e = s - 1;
+        s = memchr::memrchr(b'\n', &hay[floor..e]).map_or(floor, |k| floor + k + 1);
+    }
+    header
+}
+
+/// Keep the secret cells of one row.
+fn take(hay: &[u8], row: &[(usize, usize)], cols: &Columns, out: &mut Vec<(usize, usize)>) {
+    // a cell that names a credential is a name (a row read as a header), not a value
+    let mut keep = |c: (usize, usize)| {
+        let (s, e) = trim(hay, c);
+        if e > s && validate::table_cell_ok(&hay[s..e]) && !credential_name(&hay[s..e]) {
+            out.push((s, e));
+        }
+    };
+    for &i in &cols.secret {
+        keep(row[i]);
+    }
+    if let Some((n, v)) = cols.value {
+        let (s, e) = trim(hay, row[n]);
+        if credential_name(&hay[s..e]) {
+            keep(row[v]);
+        }
+    }
+}
+
+/// `INSERT INTO t (a, secret, …) VALUES (…), (…);`: the column list is the header, each
+/// parenthesised tuple after `VALUES` a row.
+fn tuples(hay: &[u8], (ls, le): (usize, usize), end: usize, out: &mut Vec<(usize, usize)>) {
+    let lower = hay[ls..le].to_ascii_lowercase();
+    let Some(v) = lower.windows(6).position(|w| w == b"values") else {
+        return;
+    };
+    let Some(open) = lower[..v].iter().position(|&b| b == b'(') else {
+        return;
+    };
+    let Some(close) = lower[..v].iter().rposition(|&b| b == b')') else {
+        return;
+    };
+    if close <= open {
+        return;
+    }
+    let header = split(hay, (ls + open + 1, ls + close), Sep::Tuple);
+    let Some(cols) = columns(hay, &header).filter(|c| !c.secret.is_empty()) else {
+        return;
+    };
+    let mut i = ls + v + 6;
+    let mut rows = 0;
+    while rows < MAX_ROWS {
+        // to the next tuple: blanks, line breaks and the `,` between tuples only
+        while i < end && matches!(hay[i], b' ' | b'\t' | b'\r' | b'\n' | b',') {
+            i += 1;
+        }
+        if i >= end || hay[i] != b'(' {
+            return;
+        }
+        let Some(close) = tuple_end(hay, i + 1, end) else {
+            return;
+        };
+        let row = split(hay, (i + 1, close), Sep::Tuple);
+        if row.len() != header.len() {
+            return;
+        }
+        rows += 1;
+        take(hay, &row, &cols, out);
+        i = close + 1;
+    }
+}
+
+/// Where the tuple whose body starts at `i` closes (its `)` outside quotes and nested
+/// parentheses).
+fn tuple_end(hay: &[u8], mut i: usize, end: usize) -> Option<usize> {
+    let mut quote: Option<u8> = None;
+    let mut depth = 0usize;
+    while i < end {
+        let b = hay[i];
+        match quote {
+            Some(q) if b == q => {
+                if hay.get(i + 1) == Some(&q) {
+                    i += 1;
+                } else {
+                    quote = None;
+                }
+            }
+            Some(_) if b == b'\\' => i += 1,
+            Some(_) => {}
+            None => match b {
+                b'\'' | b'"' => quote = Some(b),
+                b'(' => depth += 1,
+                b')' if depth == 0 => return Some(i),
+                b')' => depth -= 1,
+                b'\n' => return None,
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The secret cells of `text`'s table whose header holds `word`.
+    fn found(text: &str, word: &str) -> Vec<String> {
+        let at = text.find(word).expect("the header word");
+        cells(text.as_bytes(), at, text.len())
+            .0
+            .into_iter()
+            .map(|(s, e)| text[s..e].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn column_names() {
+        for (name, want) in [
+            ("api_key", true),
+            ("refresh_token", true),
+            ("AccessKey", true),
+            ("password", true),
+            ("db_passwd", true),
+            ("client secret", true),
+            ("token_type", false),
+            ("password_hash", false),
+            ("key", false),
+            ("name", false),
+            ("tokens_used", false),
+        ] {
+            assert_eq!(credential_name(name.as_bytes()), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn psql_mysql_box_csv_tsv_insert() {
+        let psql = " id | name | api_key\n----+------+--------------------------\n 1 | ios | ak_live_m5717kqNc4mkj8JeRf9K\n 2 | web | NULL\n(2 rows)\n 3 | x | ak_live_zvYRXCtEQtGyF0FwfyBx\n";
+        assert_eq!(found(psql, "api_key"), ["ak_live_m5717kqNc4mkj8JeRf9K"]);
+        let mysql = "+----+--------------------------+\n| id | access_token             |\n+----+--------------------------+\n|  1 | 0fRvWUttTnjCIbjv42Nzz4W8 |\n+----+--------------------------+\n";
+        assert_eq!(found(mysql, "access_token"), ["0fRvWUttTnjCIbjv42Nzz4W8"]);
+        let boxed = "│ NAME        │ VALUE                    │\n├─────────────┼──────────────────────────┤\n│ DOPPLER_ENV │ dev                      │\n│ JWT_SECRET  │ yjDUGccfsG84odceJ7avmj8W │\n";
+        assert_eq!(found(boxed, "VALUE"), ["yjDUGccfsG84odceJ7avmj8W"]);
+        let csv = "url,username,password\nhttps://a.example,me,\"TPsSFG0N,D85l-CCk\"\nhttps://b.example,you,QHX*Zn9VR*K7j19B\n\nx,y,zzzzzzzzzzzzzzzz\n";
+        assert_eq!(
+            found(csv, "password"),
+            ["TPsSFG0N,D85l-CCk", "QHX*Zn9VR*K7j19B"]
+        );
+        let tsv = "name\tsecret\nci\t9f2kQ7wLx0Vb3nR8\n";
+        assert_eq!(found(tsv, "secret"), ["9f2kQ7wLx0Vb3nR8"]);
+        let sql = "INSERT IGNORE INTO `c` (`id`, `name`, `secret`) VALUES\n(1, 'Personal, Client', '1Or3Kb9G8SxmZyNF'),\n(2, 'it''s', 'uFo23f7ADpWwlmeQ');\n";
+        assert_eq!(
+            found(sql, "secret"),
+            ["1Or3Kb9G8SxmZyNF", "uFo23f7ADpWwlmeQ"]
+        );
+    }
+
+    #[test]
+    fn open_tables_in_a_stream() {
+        let t = "log\n id | api_key\n----+----\n 1 | Zq8xV2mK9pL4nB7w\n 2 | Lp0dK7vQ2sXw9RmT\n";
+        let at = t.find(" 2 |").unwrap() + 3;
+        assert_eq!(open_header(t.as_bytes(), at, 1 << 20), Some(4));
+        // too far back, or no table
+        assert_eq!(open_header(t.as_bytes(), at, 20), None);
+        assert_eq!(open_header(b"just text\nmore text\n", 15, 1 << 20), None);
+        // the topmost header-like line of a name / value table
+        let nv = "│ NAME │ VALUE │\n│ DB_SECRET │ x │\n│ API_TOKEN │ y │\n";
+        assert_eq!(open_header(nv.as_bytes(), nv.len() - 2, 1 << 20), Some(0));
+    }
+
+    #[test]
+    fn no_table_no_cells() {
+        // a sentence, a data row, a documentation table of option names
+        assert!(found("the token | is | here\n", "token").is_empty());
+        assert!(found("a | b | token\nx | y | secret sauce here\n", "token").is_empty());
+        let doc = "| option | description |\n|---|---|\n| password | The user's password |\n";
+        assert!(found(doc, "password").is_empty());
+        // rows with another number of cells end the table
+        let short = "id | token\n1 | Zq8xV2mK9pL4nB7w | extra\n";
+        assert!(found(short, "token").is_empty());
+        // values that are no secrets
+        let t = "id | password\n1 | NULL\n2 | changeme\n3 | ********\n";
+        assert!(found(t, "password").is_empty());
+    }
+}
