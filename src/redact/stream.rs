@@ -23,9 +23,10 @@
 //! A finding is applied in the round in which its secret *starts* inside the committed region;
 //! the commit point is extended to the end of that finding. Memory is therefore bounded by
 //! `chunk + 2 * overlap + STREAM_MAX_LOOKAHEAD` bytes of input plus the output of one round,
-//! independent of the stream's length (plus up to [`STREAM_TABLE_CARRY`] of a table whose
-//! header names a credential column and whose rows go on past a round: the header and the
-//! rows since are kept, so the next round reads the rows with their header). Finding spans are offsets in the whole stream.
+//! independent of the stream's length. A table whose header names a credential column and
+//! whose rows go on past a round keeps its header line (at most `table::MAX_HEADER` bytes)
+//! in front of the next round's context, so that round reads the rows with their header
+//! (`table::open_header`); the context's first bytes are then that copy, never written. Finding spans are offsets in the whole stream.
 //! `Numbered` replacements are consistent across the whole stream (the map holds value
 //! hashes, not values).
 //!
@@ -50,9 +51,6 @@ pub const STREAM_MAX_OVERLAP: usize = 16 * 1024;
 /// match of an unbounded rule: as far as text mode grows a window ([`MAX_WINDOW`], doubling
 /// from the rule's side: less than `4 × MAX_WINDOW` in all) plus the first window's reach.
 pub const STREAM_MAX_LOOKAHEAD: usize = 4 * MAX_WINDOW + 2 * UNBOUNDED_WINDOW;
-
-/// How far back a stream keeps the header of a table whose rows it is still reading.
-pub const STREAM_TABLE_CARRY: usize = 1024 * 1024;
 
 fn fill<R: Read>(r: &mut R, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
     // returns true at EOF
@@ -172,17 +170,26 @@ pub(super) fn redact_stream<R: Read, W: Write>(
         if eof && out_end >= hi {
             break;
         }
-        let mut keep_from = floor_char(&buf, out_end.saturating_sub(overlap));
-        // a table still open here keeps its header, so the next round reads its rows
-        // with it (`table.rs`)
-        if rd.reads_tables {
-            if let Some(h) = super::table::open_header(&buf, out_end, STREAM_TABLE_CARRY) {
-                keep_from = keep_from.min(h);
+        let keep_from = floor_char(&buf, out_end.saturating_sub(overlap));
+        // a table still open here: its header line is kept in front of the context (the
+        // rows between are dropped), so the next round reads its rows with it (`table.rs`)
+        let header = match rd.reads_tables {
+            true => super::table::open_header(&buf, out_end, out_end).filter(|&h| h < keep_from),
+            false => None,
+        };
+        let cut = match header {
+            Some(h) => {
+                let he = h + memchr::memchr(b'\n', &buf[h..keep_from]).unwrap_or(keep_from - h);
+                let ls = memchr::memrchr(b'\n', &buf[he..keep_from]).map_or(he, |k| he + k) + 1;
+                let hl = he + 1 - h;
+                buf.copy_within(h..h + hl, ls - hl);
+                ls - hl
             }
-        }
-        buf.drain(..keep_from);
-        base += keep_from;
-        ctx = out_end - keep_from;
+            None => keep_from,
+        };
+        buf.drain(..cut);
+        base += cut;
+        ctx = out_end - cut;
     }
     w.flush()?;
     Ok(count)

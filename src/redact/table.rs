@@ -35,6 +35,10 @@ pub const MAX_ROWS: usize = 100_000;
 /// Longest header cell taken for a column name.
 const MAX_NAME: usize = 64;
 
+/// Longest header line: a longer line is no table's header (and is not split, so a
+/// megabyte-long line of `|token|` costs one bounded look per search, not one split each).
+pub const MAX_HEADER: usize = 4096;
+
 /// How a table separates its cells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Sep {
@@ -131,6 +135,11 @@ fn split(hay: &[u8], (s, e): (usize, usize), sep: Sep) -> Vec<(usize, usize)> {
                 }
                 0
             }
+            // mysqldump escapes a quote inside a string as `\'`
+            Some(_) if b == b'\\' && sep == Sep::Tuple => {
+                i += 1;
+                0
+            }
             Some(_) => 0,
             None if quoting && (b == b'"' || (b == b'\'' && sep == Sep::Tuple)) => {
                 quote = Some(b);
@@ -171,6 +180,23 @@ fn border(line: &[u8]) -> bool {
 /// The end of the line that starts at `s` (before its `\n`), at most `end`.
 fn line_end(hay: &[u8], s: usize, end: usize) -> usize {
     memchr::memchr(b'\n', &hay[s..end]).map_or(end, |k| s + k)
+}
+
+/// The line holding `at` (to `end`), if it is short enough to be a header.
+fn header_line(hay: &[u8], at: usize, end: usize) -> Option<(usize, usize)> {
+    let lo = at.saturating_sub(MAX_HEADER);
+    let ls = match memchr::memrchr(b'\n', &hay[lo..at]) {
+        Some(k) => lo + k + 1,
+        None if lo == 0 => 0,
+        None => return None,
+    };
+    let hi = (ls + MAX_HEADER).min(end);
+    let le = match memchr::memchr(b'\n', &hay[at..hi]) {
+        Some(k) => at + k,
+        None if hi == end => end,
+        None => return None,
+    };
+    Some((ls, le))
 }
 
 /// The separator of a header line.
@@ -215,7 +241,7 @@ fn columns(hay: &[u8], cells: &[(usize, usize)]) -> Option<Columns> {
     let named = names.iter().all(|n| {
         n.len() <= MAX_NAME
             && n.iter()
-                .all(|&b| b.is_ascii_alphanumeric() || b" _.-#/()".contains(&b))
+                .all(|&b| b.is_ascii_alphanumeric() || b >= 0x80 || b" _.-#/()".contains(&b))
     });
     if !named || names.iter().filter(|n| !n.is_empty()).count() < 2 {
         return None;
@@ -245,9 +271,10 @@ fn columns(hay: &[u8], cells: &[(usize, usize)]) -> Option<Columns> {
 /// there: a row is read once, not again as a header of the rows below it). No cells, and
 /// the header line's end, when the line is no table header.
 pub fn cells(hay: &[u8], at: usize, end: usize) -> (Vec<(usize, usize)>, usize) {
-    let ls = memchr::memrchr(b'\n', &hay[..at]).map_or(0, |k| k + 1);
-    let le = line_end(hay, at, end);
     let mut out = Vec::new();
+    let Some((ls, le)) = header_line(hay, at, end) else {
+        return (out, at);
+    };
     let Some(sep) = separator(&hay[ls..le]) else {
         return (out, le);
     };
@@ -270,10 +297,16 @@ pub fn cells(hay: &[u8], at: usize, end: usize) -> (Vec<(usize, usize)>, usize) 
             continue;
         }
         let row = split(hay, (s, e), sep);
-        if row.len() != header.len() || line.iter().all(u8::is_ascii_whitespace) {
+        if row.len() < header.len() || line.iter().all(u8::is_ascii_whitespace) {
             break;
         }
         rows += 1;
+        // a separator inside a value (psql does not escape `|`): the row's cells cannot be
+        // told apart, the rows after it can
+        if row.len() > header.len() {
+            (s, last) = (e + 1, e);
+            continue;
+        }
         take(hay, &row, &cols, &mut out);
         (s, last) = (e + 1, e);
     }
@@ -283,8 +316,8 @@ pub fn cells(hay: &[u8], at: usize, end: usize) -> (Vec<(usize, usize)>, usize) 
 /// In a stream: where the header of a table that is still open at `at` starts (its rows
 /// and borders run, of one shape, from there to the line holding `at`), at most `cap`
 /// bytes back; the topmost header-like line of that run, so a row that reads like a header
-/// (`│ JWT_SECRET │ … │`) does not stand in for the real one. The stream keeps it as
-/// context, so the next round reads the rows below with their header.
+/// (`│ JWT_SECRET │ … │`) does not stand in for the real one. The stream keeps that line in
+/// front of the next round's context, so the next round reads the rows with their header.
 pub fn open_header(hay: &[u8], at: usize, cap: usize) -> Option<usize> {
     let floor = at.saturating_sub(cap);
     let mut s =
@@ -307,7 +340,7 @@ pub fn open_header(hay: &[u8], at: usize, cap: usize) -> Option<usize> {
                 break;
             }
             shape = Some((sep, n));
-            if columns(hay, &cells).is_some() {
+            if e - s <= MAX_HEADER && columns(hay, &cells).is_some() {
                 header = Some(s);
             }
         }
@@ -322,10 +355,13 @@ pub fn open_header(hay: &[u8], at: usize, cap: usize) -> Option<usize> {
 
 /// Keep the secret cells of one row.
 fn take(hay: &[u8], row: &[(usize, usize)], cols: &Columns, out: &mut Vec<(usize, usize)>) {
-    // a cell that names a credential is a name (a row read as a header), not a value
+    // a cell that names a credential (`JWT_SIGNING_SECRET`, no digits) is a name (a row read
+    // as a header), not a value
     let mut keep = |c: (usize, usize)| {
         let (s, e) = trim(hay, c);
-        if e > s && validate::table_cell_ok(&hay[s..e]) && !credential_name(&hay[s..e]) {
+        let cell = &hay[s..e];
+        let name = credential_name(cell) && !cell.iter().any(u8::is_ascii_digit);
+        if e > s && validate::table_cell_ok(cell) && !name {
             out.push((s, e));
         }
     };
@@ -344,7 +380,10 @@ fn take(hay: &[u8], row: &[(usize, usize)], cols: &Columns, out: &mut Vec<(usize
 /// parenthesised tuple after `VALUES` a row.
 fn tuples(hay: &[u8], (ls, le): (usize, usize), end: usize, out: &mut Vec<(usize, usize)>) {
     let lower = hay[ls..le].to_ascii_lowercase();
-    let Some(v) = lower.windows(6).position(|w| w == b"values") else {
+    // the `VALUES` that follows a `)` (a table may be named `app_values`)
+    let Some(v) = (0..lower.len().saturating_sub(5)).find(|&k| {
+        lower[k..].starts_with(b"values") && lower[..k].trim_ascii_end().ends_with(b")")
+    }) else {
         return;
     };
     let Some(open) = lower[..v].iter().position(|&b| b == b'(') else {

@@ -248,7 +248,15 @@ fn is_ident_byte(b: u8) -> bool {
 
 /// See [`Validator::TableColumns`]: one cell of a credential column.
 pub fn table_cell_ok(s: &[u8]) -> bool {
-    !s.iter().any(u8::is_ascii_whitespace) && secret_value_ok(s)
+    // at least eight characters, ASCII (a tokenizer's `▁Hello` is no secret), and no
+    // lower-case path (`projects/p/secrets/oidc/versions/3` names a secret, it is none)
+    let path =
+        s.iter().filter(|&&b| b == b'/').count() >= 2 && !s.iter().any(u8::is_ascii_uppercase);
+    s.len() >= 8
+        && s.is_ascii()
+        && !path
+        && !s.iter().any(u8::is_ascii_whitespace)
+        && secret_value_ok(s)
 }
 
 /// See [`Validator::SecretValue`].
@@ -564,6 +572,8 @@ fn digest(v: &str) -> bool {
 /// Last words of a key name that make it a non-secret field (`credentialsId`,
 /// `LLM_SECRET_NAME`, `token_url`, `secret_length`, `password_file`).
 const NON_SECRET_SUFFIXES: &[&str] = &[
+    // `password_encryption = scram-sha-256` names a method
+    "encryption",
     "id",
     "ids",
     "name",

@@ -3090,12 +3090,19 @@ impl Walker<'_> {
         }
         let pos: Vec<&Arg> = c.positionals().collect();
         let mut t: Vec<&Arg> = Vec::new();
+        // an option's value: the next word, or after `=` (`--target-directory=DIR`; the
+        // word itself then, its text and path taken after the `=` by `channel_target`)
         let opt_value = |names: &[&str]| -> Option<&Arg> {
             let mut it = c.args.iter();
             while let Some(a) = it.next() {
                 for n in names {
                     if a.text == *n {
                         return it.next();
+                    }
+                    if n.starts_with("--")
+                        && a.text.strip_prefix(n).is_some_and(|v| v.starts_with('='))
+                    {
+                        return Some(a);
                     }
                 }
             }
@@ -3222,7 +3229,11 @@ impl Walker<'_> {
                         && name != ".."
                         && (forced || is_dir(d, name))
                     {
-                        let dest = format!("{}/{name}", d.text.trim_end_matches('/'));
+                        let dir = match d.text.split_once('=') {
+                            Some((_, v)) if d.text.starts_with("--") => v,
+                            _ => d.text.as_str(),
+                        };
+                        let dest = format!("{}/{name}", dir.trim_end_matches('/'));
                         into.push((dest, d.dynamic || s.dynamic));
                     }
                 }
@@ -3245,7 +3256,11 @@ impl Walker<'_> {
         let rs: Vec<Redirect> = t
             .into_iter()
             .map(|a| {
-                let text = a.text.strip_prefix("of=").unwrap_or(&a.text);
+                let long = a.text.starts_with("--") && a.text.contains('=');
+                let text = match a.text.split_once('=') {
+                    Some((_, v)) if long => v,
+                    _ => a.text.strip_prefix("of=").unwrap_or(&a.text),
+                };
                 Redirect {
                     fd: None,
                     op: RedirOp::Channel,
@@ -3255,6 +3270,7 @@ impl Walker<'_> {
                     } else {
                         a.path
                             .clone()
+                            .filter(|_| !long)
                             .or_else(|| normalize(text, cwd.as_deref(), home))
                     },
                     dynamic: a.dynamic,
