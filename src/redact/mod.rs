@@ -1671,10 +1671,10 @@ impl Redactor {
                     }
                     continue 'outer;
                 }
-                // a table's header cell: the secrets are the cells below it (`table.rs`), and
-                // the search goes on after the header's line
+                // a table's header cell: the secrets are the cells below it (`table.rs`), each
+                // judged by the rule's validator, and the search goes on after the table
                 if rule.spec.validator == Some(Validator::TableColumns) {
-                    let (cells, line_end) =
+                    let (cells, table_end) =
                         table::cells(hay, ms, piece_end(hay, ms, hay.len(), segmented));
                     for (ss, se) in cells {
                         if !self.overlaps_placeholder(hay, ss, se)
@@ -1687,7 +1687,7 @@ impl Redactor {
                             });
                         }
                     }
-                    pos = line_end.max(me).max(ceil_char(hay, ms + 1));
+                    pos = table_end.max(me).max(ceil_char(hay, ms + 1));
                     continue;
                 }
                 // the secret's span (see `reported`); `None` when it provably overlaps one of

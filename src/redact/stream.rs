@@ -26,7 +26,8 @@
 //! independent of the stream's length. A table whose header names a credential column and
 //! whose rows go on past a round keeps its header line (at most `table::MAX_HEADER` bytes)
 //! in front of the next round's context, so that round reads the rows with their header
-//! (`table::open_header`); the context's first bytes are then that copy, never written. Finding spans are offsets in the whole stream.
+//! (`table::open_header`); the context's first bytes are then that copy, never written.
+//! Finding spans are offsets in the whole stream.
 //! `Numbered` replacements are consistent across the whole stream (the map holds value
 //! hashes, not values).
 //!

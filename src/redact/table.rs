@@ -16,14 +16,15 @@
 //! such a name (`doppler secrets`, `vault kv get -format=table`). Then it walks the rows
 //! below: psql's aligned output and Markdown (`|`), mysql's bordered tables (`|` with `+---+`
 //! borders), box drawing (`│`, `├─┼`), CSV (quotes honoured), tab-separated values, and a
-//! SQL `INSERT INTO t (cols) VALUES (…), (…)` with its tuples. A row must have exactly the
-//! header's number of cells; the table ends at the first line that is not a row (`(4 rows)`,
-//! a blank line, a prompt), after [`MAX_ROWS`] rows, or at the end of the text's piece.
+//! SQL `INSERT INTO t (cols) VALUES (…), (…)` with its tuples. The table ends at the first
+//! line that is not a row (fewer cells than the header: `(4 rows)`, a blank line, a prompt),
+//! after [`MAX_ROWS`] rows, or at the end of the text's piece; a row with more cells (a
+//! separator inside a value) is skipped. Header lines are at most [`MAX_HEADER`] bytes.
 //!
-//! Each cell is judged like a generic credential value ([`Validator::TableColumns`]: no
-//! blank inside, and [`validate::secret_value_ok`]), so `NULL`, `true`, `read,write` and
-//! placeholders stay. In a stream the rows past the chunk that holds the header are not
-//! seen (a header is found once).
+//! Each cell is then judged by the rule's validator ([`Validator::TableColumns`],
+//! [`validate::table_cell_ok`]: eight or more ASCII characters, no blank, no lower-case path,
+//! and [`validate::secret_value_ok`]), so `NULL`, `true`, `read,write` and placeholders stay.
+//! A stream carries an open table's header line into its next round ([`open_header`]).
 //!
 //! [`Validator::TableColumns`]: super::validate::Validator::TableColumns
 
@@ -201,18 +202,17 @@ fn header_line(hay: &[u8], at: usize, end: usize) -> Option<(usize, usize)> {
 
 /// The separator of a header line.
 fn separator(line: &[u8]) -> Option<Sep> {
-    let count = |b: u8| line.iter().filter(|&&c| c == b).count();
     let lower = line.to_ascii_lowercase();
     let has = |word: &[u8]| lower.windows(word.len()).any(|w| w == word);
     if has(b"insert") && has(b"into") && has(b"values") {
         Some(Sep::Tuple)
     } else if line.windows(BOX.len()).any(|w| w == BOX) {
         Some(Sep::Box)
-    } else if count(b'|') >= 1 {
+    } else if line.contains(&b'|') {
         Some(Sep::Pipe)
-    } else if count(b'\t') >= 1 {
+    } else if line.contains(&b'\t') {
         Some(Sep::Tab)
-    } else if count(b',') >= 1 {
+    } else if line.contains(&b',') {
         Some(Sep::Comma)
     } else {
         None
@@ -266,10 +266,10 @@ fn columns(hay: &[u8], cells: &[(usize, usize)]) -> Option<Columns> {
     (!secret.is_empty() || value.is_some()).then_some(Columns { secret, value })
 }
 
-/// The secret cells (trimmed spans) of the table whose header holds the match starting at
-/// `at`, reading rows up to `end`; also where the table ends (the search goes on from
-/// there: a row is read once, not again as a header of the rows below it). No cells, and
-/// the header line's end, when the line is no table header.
+/// The cells (trimmed spans) under the credential columns of the table whose header holds
+/// the match starting at `at`, reading rows up to `end`, for the rule's validator to judge;
+/// also where the table ends (the search goes on from there: a row is read once, not again
+/// as a header of the rows below it). No cells when the line is no table header.
 pub fn cells(hay: &[u8], at: usize, end: usize) -> (Vec<(usize, usize)>, usize) {
     let mut out = Vec::new();
     let Some((ls, le)) = header_line(hay, at, end) else {
@@ -292,22 +292,18 @@ pub fn cells(hay: &[u8], at: usize, end: usize) -> (Vec<(usize, usize)>, usize) 
     while s < end && rows < MAX_ROWS {
         let e = line_end(hay, s, end);
         let line = &hay[s..e];
-        if border(line) {
-            (s, last) = (e + 1, e);
-            continue;
+        if !border(line) {
+            let row = split(hay, (s, e), sep);
+            if row.len() < header.len() || line.iter().all(u8::is_ascii_whitespace) {
+                break;
+            }
+            rows += 1;
+            // more cells: a separator inside a value (psql does not escape `|`), so this
+            // row's cells cannot be told apart; the rows after it can
+            if row.len() == header.len() {
+                take(hay, &row, &cols, &mut out);
+            }
         }
-        let row = split(hay, (s, e), sep);
-        if row.len() < header.len() || line.iter().all(u8::is_ascii_whitespace) {
-            break;
-        }
-        rows += 1;
-        // a separator inside a value (psql does not escape `|`): the row's cells cannot be
-        // told apart, the rows after it can
-        if row.len() > header.len() {
-            (s, last) = (e + 1, e);
-            continue;
-        }
-        take(hay, &row, &cols, &mut out);
         (s, last) = (e + 1, e);
     }
     (out, last)
@@ -353,7 +349,7 @@ pub fn open_header(hay: &[u8], at: usize, cap: usize) -> Option<usize> {
     header
 }
 
-/// Keep the secret cells of one row.
+/// Keep the cells of one row under the credential columns.
 fn take(hay: &[u8], row: &[(usize, usize)], cols: &Columns, out: &mut Vec<(usize, usize)>) {
     // a cell that names a credential (`JWT_SIGNING_SECRET`, no digits) is a name (a row read
     // as a header), not a value
@@ -361,7 +357,7 @@ fn take(hay: &[u8], row: &[(usize, usize)], cols: &Columns, out: &mut Vec<(usize
         let (s, e) = trim(hay, c);
         let cell = &hay[s..e];
         let name = credential_name(cell) && !cell.iter().any(u8::is_ascii_digit);
-        if e > s && validate::table_cell_ok(cell) && !name {
+        if e > s && !name {
             out.push((s, e));
         }
     };
@@ -457,13 +453,15 @@ fn tuple_end(hay: &[u8], mut i: usize, end: usize) -> Option<usize> {
 mod tests {
     use super::*;
 
-    /// The secret cells of `text`'s table whose header holds `word`.
+    /// The secret cells of `text`'s table whose header holds `word`: its cells that the
+    /// rule's validator accepts, as the engine judges them.
     fn found(text: &str, word: &str) -> Vec<String> {
         let at = text.find(word).expect("the header word");
         cells(text.as_bytes(), at, text.len())
             .0
             .into_iter()
             .map(|(s, e)| text[s..e].to_string())
+            .filter(|c| validate::table_cell_ok(c.as_bytes()))
             .collect()
     }
 

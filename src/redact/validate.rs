@@ -64,8 +64,9 @@ pub enum Validator {
     RandomToken,
     /// A table whose header names a credential column (`api_key`, `refresh_token`, a
     /// `value` beside a credential-named `name`): the rule's regex finds header cells, and
-    /// each cell below is judged ([`table_cell_ok`]: no blank inside, and
-    /// [`SecretValue`](Validator::SecretValue)). See `table.rs`.
+    /// each cell below is judged ([`table_cell_ok`]: eight or more ASCII characters, no
+    /// blank, no lower-case path, and [`SecretValue`](Validator::SecretValue)). See
+    /// `table.rs`.
     TableColumns,
 }
 

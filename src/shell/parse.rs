@@ -194,6 +194,14 @@ fn is_meta(c: u8) -> bool {
 /// with plain decimal numbers (an empty offset is 0; anything bash would compute — `010`,
 /// `1-1`, `$n`, a negative length — is left unknown): the offset, the length if given,
 /// and the bytes up to and including `}`.
+/// The characters `off..off + len` of `s` (`${X:off:len}`: characters, as bash counts them).
+pub(crate) fn slice_chars(s: &str, off: usize, len: Option<usize>) -> String {
+    s.chars()
+        .skip(off)
+        .take(len.unwrap_or(usize::MAX))
+        .collect()
+}
+
 fn substring_op(rest: &[u8]) -> Option<(usize, Option<usize>, usize)> {
     let body = rest.strip_prefix(b":")?;
     let end = body.iter().position(|&c| c == b'}')?;
@@ -1237,28 +1245,17 @@ impl<'s, 'b> Parser<'s, 'b> {
                         }
                     }
                 }
-                // `${HOME:0:1}`: a slice of the known home (`/`, spelled without a slash)
-                if nstart == ns && name == b"HOME" {
-                    if let (Some(home), Some((off, len, end))) =
-                        (self.home, substring_op(&self.s[name_end..]))
-                    {
-                        // characters, as bash counts them
-                        let part: String = home
-                            .chars()
-                            .skip(off)
-                            .take(len.unwrap_or(usize::MAX))
-                            .collect();
-                        w.buf.extend_from_slice(part.as_bytes());
-                        self.pos = name_end + end;
-                        return;
-                    }
-                }
+                // `${HOME:0:1}`: a slice of the known home (`/`, spelled without a slash);
                 // `${PWD:0:1}` is `/` (the directory is absolute); `${X:2:5}` of a variable the
                 // walker tracks is a slice of its value
                 if nstart == ns && !name.is_empty() && is_name_start(name[0]) {
                     if let Some((off, len, end)) = substring_op(&self.s[name_end..]) {
-                        match (name, off, len) {
-                            (b"PWD", 0, Some(1)) => w.buf.push(b'/'),
+                        match (name, self.home, off, len) {
+                            (b"HOME", Some(home), ..) => {
+                                w.buf
+                                    .extend_from_slice(slice_chars(home, off, len).as_bytes());
+                            }
+                            (b"PWD", _, 0, Some(1)) => w.buf.push(b'/'),
                             (b"PWD", ..) => {
                                 w.buf.extend_from_slice(&self.s[start..name_end + end]);
                                 w.dynamic = true;

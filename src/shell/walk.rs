@@ -361,6 +361,15 @@ fn pattern_arg(program: &str, args: &[Arg]) -> Option<usize> {
         .filter(|&k| k < args.len())
 }
 
+/// The file a write-channel word names (`of=F`, `--target-directory=F`: after the `=`), and
+/// whether that is the whole word (whose own path then names it).
+fn written_file(word: &str) -> (&str, bool) {
+    match word.split_once('=') {
+        Some((_, v)) if word.starts_with("--") => (v, false),
+        _ => (word.strip_prefix("of=").unwrap_or(word), true),
+    }
+}
+
 /// The file the last `xargs` among `head` reads its arguments from (`-a F`, `--arg-file=F`).
 fn xargs_arg_file(head: &[String]) -> Option<String> {
     let opts = xargs_opts(head)?;
@@ -1554,11 +1563,7 @@ impl Walker<'_> {
                 Some(Some(_)) if !v.quoted && odd_ifs(ctx) => still_dynamic = true,
                 Some(Some(val)) => {
                     let val = match v.slice {
-                        Some((off, len)) => val
-                            .chars()
-                            .skip(off)
-                            .take(len.unwrap_or(usize::MAX))
-                            .collect(),
+                        Some((off, len)) => super::parse::slice_chars(&val, off, len),
                         None => val,
                     };
                     split |= (!v.quoted || v.name == "@") && val.contains([' ', '\t', '\n']);
@@ -1781,10 +1786,12 @@ impl Walker<'_> {
         ctx: &Ctx,
         feeders: &mut Vec<usize>,
     ) -> Redirect {
-        let path = match () {
-            _ if target.dynamic && !procsub => None,
-            _ if ctx.remote && !target.text.starts_with(['/', '~']) => None,
-            _ => normalize(&target.text, ctx.cwd.as_deref(), self.home),
+        let path = if (target.dynamic && !procsub)
+            || (ctx.remote && !target.text.starts_with(['/', '~']))
+        {
+            None
+        } else {
+            normalize(&target.text, ctx.cwd.as_deref(), self.home)
         };
         let device = path.as_deref().is_some_and(|p| p.starts_with("/dev/"));
         if op == RedirOp::Read && fd.is_none_or(|f| f == 0) && !procsub && !device {
@@ -3090,8 +3097,8 @@ impl Walker<'_> {
         }
         let pos: Vec<&Arg> = c.positionals().collect();
         let mut t: Vec<&Arg> = Vec::new();
-        // an option's value: the next word, or after `=` (`--target-directory=DIR`; the
-        // word itself then, its text and path taken after the `=` by `channel_target`)
+        // an option's value: the next word, or after `=` (`--target-directory=DIR`: the
+        // word itself then, its text taken after the `=` by `written_file`)
         let opt_value = |names: &[&str]| -> Option<&Arg> {
             let mut it = c.args.iter();
             while let Some(a) = it.next() {
@@ -3205,7 +3212,8 @@ impl Walker<'_> {
                 })
                 .map(|(_, a)| a)
                 .collect();
-            let (dir, sources) = match opt_value(&["-t", "--target-directory"]) {
+            let target_dir = opt_value(&["-t", "--target-directory"]);
+            let (dir, sources) = match target_dir {
                 Some(d) => (Some(d), &operands[..]),
                 None if operands.len() >= 2 => {
                     (operands.last().copied(), &operands[..operands.len() - 1])
@@ -3219,7 +3227,6 @@ impl Walker<'_> {
                     || (!last.trim_start_matches('.').contains('.')
                         && name.trim_start_matches('.').contains('.'))
             };
-            let forced = opt_value(&["-t", "--target-directory"]).is_some();
             if let Some(d) = dir {
                 for s in sources {
                     let name = s.text.trim_end_matches('/');
@@ -3227,12 +3234,9 @@ impl Walker<'_> {
                     if !name.is_empty()
                         && name != "."
                         && name != ".."
-                        && (forced || is_dir(d, name))
+                        && (target_dir.is_some() || is_dir(d, name))
                     {
-                        let dir = match d.text.split_once('=') {
-                            Some((_, v)) if d.text.starts_with("--") => v,
-                            _ => d.text.as_str(),
-                        };
+                        let (dir, _) = written_file(&d.text);
                         let dest = format!("{}/{name}", dir.trim_end_matches('/'));
                         into.push((dest, d.dynamic || s.dynamic));
                     }
@@ -3241,44 +3245,29 @@ impl Walker<'_> {
         }
         let home = self.home;
         let cwd = c.cwd.clone();
-        let into: Vec<Redirect> = into
-            .into_iter()
-            .map(|(text, dynamic)| Redirect {
-                fd: None,
-                op: RedirOp::Channel,
-                path: (!dynamic)
-                    .then(|| normalize(&text, cwd.as_deref(), home))
-                    .flatten(),
-                target: text,
-                dynamic,
-            })
-            .collect();
-        let rs: Vec<Redirect> = t
+        // a written file as a redirection (`path`: the word's own, when it is the file)
+        let channel = |text: &str, path: Option<String>, dynamic: bool| Redirect {
+            fd: None,
+            op: RedirOp::Channel,
+            target: text.to_string(),
+            path: match dynamic {
+                true => None,
+                false => path.or_else(|| normalize(text, cwd.as_deref(), home)),
+            },
+            dynamic,
+        };
+        let mut rs: Vec<Redirect> = t
             .into_iter()
             .map(|a| {
-                let long = a.text.starts_with("--") && a.text.contains('=');
-                let text = match a.text.split_once('=') {
-                    Some((_, v)) if long => v,
-                    _ => a.text.strip_prefix("of=").unwrap_or(&a.text),
-                };
-                Redirect {
-                    fd: None,
-                    op: RedirOp::Channel,
-                    target: text.to_string(),
-                    path: if a.dynamic {
-                        None
-                    } else {
-                        a.path
-                            .clone()
-                            .filter(|_| !long)
-                            .or_else(|| normalize(text, cwd.as_deref(), home))
-                    },
-                    dynamic: a.dynamic,
-                }
+                let (text, whole) = written_file(&a.text);
+                channel(text, a.path.clone().filter(|_| whole), a.dynamic)
             })
             .collect();
+        rs.extend(
+            into.iter()
+                .map(|(text, dynamic)| channel(text, None, *dynamic)),
+        );
         self.out.commands[idx].redirects.extend(rs);
-        self.out.commands[idx].redirects.extend(into);
     }
 
     /// Variables, positional parameters and aliases set by builtins.
