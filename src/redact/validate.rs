@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 /// A structural check on the secret text of a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Validator {
-    /// Payment card: 12–19 digits (spaces / dashes ignored) with a valid Luhn check digit.
+    /// Payment card: 12–19 digits (spaces, dashes, `+` ignored) with a valid Luhn check digit.
     Luhn,
     /// IBAN: ISO 13616 — 2 letters, 2 check digits, 11–30 alphanumerics; mod-97 == 1.
     Iban,
@@ -996,7 +996,7 @@ pub fn luhn_ok(s: &[u8]) -> bool {
             }
             digits[n] = b - b'0';
             n += 1;
-        } else if !is_sep(b) {
+        } else if !is_sep(b) && b != b'+' {
             return false;
         }
     }
@@ -1422,6 +1422,7 @@ mod tests {
     fn luhn() {
         assert!(luhn_ok(b"4539 1488 0343 6467"));
         assert!(luhn_ok(b"4539-1488-0343-6467"));
+        assert!(luhn_ok(b"4539+1488+0343+6467"));
         assert!(!luhn_ok(b"4539 1488 0343 6468"));
         assert!(!luhn_ok(b"0000000000000000"));
         assert!(!luhn_ok(b"12345"));

@@ -288,7 +288,7 @@ fn credential_folder(names: &[&str]) -> bool {
 
 /// Globs in the components of an absolute or `~` path, each matched against the
 /// well-known entries of the directory before it (see [`known_entries`]): `/h?me` →
-/// `/home`, `~/.s?h/id_rsa` → `~/.ssh/id_rsa`, `~/.ssh/id_[re]*` → the RSA, Ed25519 and
+/// `/home`, `/home/*` → the home, `~/.s?h/id_rsa` → `~/.ssh/id_rsa`, `~/.ssh/id_[re]*` → the RSA, Ed25519 and
 /// ECDSA keys, `~/.*` → every home dot-entry, `/e?c/sh*w` → `/etc/shadow`, `/b??/r?` →
 /// `/bin/rm`. A component in a directory without a list stays
 /// as written, and so does everything after it. `None` when no glob was expanded, or
@@ -335,6 +335,16 @@ pub(crate) fn top_glob(text: &str, home: Option<&str>) -> Option<Vec<String>> {
         let mut stop = false;
         for p in &paths {
             let dir = if p.is_empty() { "/" } else { p.as_str() };
+            // the directory holding the home (not `/`): a glob there names the home (`/home/*`)
+            let home_base = home
+                .and_then(|h| h.rsplit_once('/'))
+                .filter(|&(parent, base)| parent == p && !parent.is_empty() && !base.is_empty())
+                .map(|(_, base)| base);
+            if let Some(base) = home_base.filter(|b| has_glob(part) && glob_match(part, b)) {
+                expanded = true;
+                next.push(format!("{p}/{base}"));
+                continue;
+            }
             let entries = known_entries(dir, home);
             let glob = has_glob(part) && (part != "*" || entries.is_some_and(credential_folder));
             match entries.filter(|_| glob) {

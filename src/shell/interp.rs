@@ -769,10 +769,21 @@ fn int_literal_str(s: &str) -> bool {
 }
 
 /// Decode `b64decode('…')`, `atob('…')`, `base64_decode('…')`,
-/// `Base64.decode64('…')`, `Buffer.from('…','base64')` into string literals.
+/// `Base64.decode64('…')`, `Buffer.from('…','base64')`, Perl's `pack("H*", "…")` into
+/// string literals.
 fn fold_decoders(t: &mut Vec<Tok>) {
     let mut k = 0;
     while k + 3 < t.len() {
+        if let [Tok::Id(p), Tok::P('('), Tok::Str(f, false), Tok::P(','), Tok::Str(h, false), Tok::P(')'), ..] =
+            &t[k..]
+        {
+            if p == "pack" && f == "H*" {
+                if let Some(d) = super::expand::hex(h) {
+                    let d = String::from_utf8_lossy(&d).into_owned();
+                    t.splice(k..k + 6, [Tok::Str(d, false)]);
+                }
+            }
+        }
         let is_hex = matches!(&t[k], Tok::Id(id) if matches!(last(id), "fromhex" | "unhexlify" | "a2b_hex" | "hex2bin"));
         let is_dec = is_hex
             || matches!(&t[k], Tok::Id(id) if matches!(last(id), "b64decode" | "standard_b64decode" | "urlsafe_b64decode" | "atob" | "base64_decode" | "decode64" | "decode_base64" | "from"));

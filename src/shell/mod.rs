@@ -54,8 +54,8 @@ pub use path::{is_same, is_under, normalize};
 /// for the files their inline programs open for writing.
 pub const WRITE_CHANNEL_PROGRAMS: &[&str] = &[
     "tee", "cp", "mv", "install", "ln", "rsync", "scp", "dd", "truncate", "shred", "sed", "perl",
-    "curl", "wget", "find", "python*", "pypy*", "ruby", "jruby", "node", "nodejs", "bun", "deno",
-    "php",
+    "yq", "sponge", "curl", "wget", "find", "python*", "pypy*", "ruby", "jruby", "node", "nodejs",
+    "bun", "deno", "php",
 ];
 
 /// Longest input analysed; longer input is cut and marked truncated.

@@ -1617,6 +1617,15 @@ fn expansion_braces_globs_tilde() {
     );
     assert_eq!(paths(&cmd("rm -rf {~,}", "rm")), ["/home/u"]);
     assert_eq!(paths(&cmd("rm -rf /h?me", "rm")), ["/home"]);
+    // the directory holding the home: a glob there names the home
+    assert_eq!(
+        paths(&cmd("cat /h?me/*/.a?s/cred*", "cat")),
+        ["/home/u/.aws/credentials"]
+    );
+    assert_eq!(
+        paths(&cmd("cat /home/x*/.aws/credentials", "cat")),
+        ["/home/x*/.aws/credentials"]
+    );
     assert_eq!(paths(&cmd("rm -rf /[e]tc", "rm")), ["/etc"]);
     assert!(paths(&cmd("rm -rf ~/.*", "rm")).contains(&"/home/u/.ssh"));
     assert_eq!(

@@ -1635,8 +1635,8 @@ impl Walker<'_> {
 
     /// Output of a command substitution that is harmless and known in kind:
     /// `$(which X)`/`$(command -v X)` is X, `$(pwd)` the cwd, `$(date …)`,
-    /// `$(git rev-parse …)`, `$(nproc)`, `$(id -u)` … a placeholder value, and
-    /// `$(basename P)`/`$(dirname P)` computed.
+    /// `$(git rev-parse …)`, `$(nproc)`, `$(id -u)` … a placeholder value, `$(mktemp -d)` a
+    /// path under /tmp, and `$(basename P)`/`$(dirname P)` computed.
     fn known_output(&self, io: &Io, ctx: &Ctx) -> Option<String> {
         if io.tails.len() != 1 || io.heads != io.tails {
             return None;
@@ -1672,6 +1672,18 @@ impl Walker<'_> {
             }
             "git" if c.subcommand() == Some("describe") => "v0.0.0".into(),
             "basename" if !pos.is_empty() => basename(pos[0]).to_string(),
+            // a new file or directory under /tmp (its template's X's stay)
+            "mktemp"
+                if pos.is_empty()
+                    && c.args.iter().all(|a| {
+                        matches!(a.text.as_str(), "-d" | "-q" | "--directory" | "--quiet")
+                    }) =>
+            {
+                "/tmp/tmp.XXXXXXXXXX".into()
+            }
+            "mktemp" if pos.len() == 1 && pos[0].starts_with("/tmp/") && !pos[0].contains("..") => {
+                pos[0].to_string()
+            }
             "dirname" if pos.len() == 1 => match pos[0].rfind('/') {
                 Some(0) => "/".into(),
                 Some(k) => pos[0][..k].to_string(),
@@ -3087,7 +3099,7 @@ impl Walker<'_> {
     }
 
     /// Files a program writes through its arguments (`tee F`, `cp A F`,
-    /// `dd of=F`, `sed -i … F`, `truncate F`, `ln -s T F`, `curl -o F`,
+    /// `dd of=F`, `sed -i … F`, `yq -i … F`, `sponge F`, `truncate F`, `ln -s T F`, `curl -o F`,
     /// `find P -delete`, `mv A B` — both ends), recorded as
     /// [`RedirOp::Channel`] redirections so `redirect to` rules see them.
     fn write_channels(&mut self, idx: usize) {
@@ -3171,6 +3183,24 @@ impl Walker<'_> {
                     t.push(a);
                 }
             }
+            // `yq -i EXPR FILE…` (v4 also `yq eval -i …`): the files after the expression
+            "yq" if c.has_short('i') || c.has_long("inplace") => {
+                let mut pos = c
+                    .args
+                    .iter()
+                    .filter(|a| !a.text.starts_with('-') || a.dynamic);
+                let mut first = pos.next();
+                if first
+                    .is_some_and(|a| matches!(a.text.as_str(), "e" | "eval" | "ea" | "eval-all"))
+                {
+                    first = pos.next();
+                }
+                if first.is_some() {
+                    t.extend(pos);
+                }
+            }
+            // `… | sponge FILE` soaks up its input, then writes FILE
+            "sponge" => t.extend(c.args.iter().filter(|a| !a.text.starts_with('-'))),
             "curl" => t.extend(opt_value(&["-o", "--output"])),
             "wget" => t.extend(opt_value(&["-O", "--output-document"])),
             "find" if c.has_flag(&["-delete"]) => t.extend(
@@ -3489,6 +3519,11 @@ impl Walker<'_> {
                 break;
             }
             if t == "-" {
+                break;
+            }
+            if c.program == "deno" && t == "eval" {
+                // `deno eval CODE`
+                body = c.args.get(k + 1).map(|b| (b.text.clone(), b.dynamic));
                 break;
             }
             if !t.starts_with('-') {
