@@ -26,10 +26,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Validator names a redaction rule may use.
-pub const VALIDATORS: [&str; 12] = [
+pub const VALIDATORS: [&str; 13] = [
     "luhn",
     "iban",
     "ssn",
+    "national_id",
     "github_crc32",
     "jwt",
     "secret_value",

@@ -20,6 +20,11 @@ pub enum Validator {
     Iban,
     /// US SSN: 9 digits; area not 000, 666 or 9xx; group not 00; serial not 0000.
     Ssn,
+    /// A national identifier told by its shape, with its own check: Canadian SIN (9 digits,
+    /// Luhn, not starting 0 or 8), Brazilian CPF (11 digits, two mod-11 check digits, not one
+    /// repeated digit), UK National Insurance number (2 letters of the allowed prefixes, 6
+    /// digits, A–D).
+    NationalId,
     /// GitHub `gh?_` / `github_pat_` style token: the last 6 characters are the base62
     /// (`0-9A-Za-z`, zero-padded) CRC-32 (IEEE) of the 30 random characters between the
     /// `prefix_` and the checksum (the prefix itself is **not** covered).
@@ -77,6 +82,7 @@ impl Validator {
             "luhn" => Validator::Luhn,
             "iban" => Validator::Iban,
             "ssn" => Validator::Ssn,
+            "national_id" => Validator::NationalId,
             "github_crc32" | "github" | "crc32" => Validator::GithubCrc32,
             "jwt" => Validator::Jwt,
             "secret_value" => Validator::SecretValue,
@@ -96,6 +102,7 @@ impl Validator {
             Validator::Luhn => "luhn",
             Validator::Iban => "iban",
             Validator::Ssn => "ssn",
+            Validator::NationalId => "national_id",
             Validator::GithubCrc32 => "github_crc32",
             Validator::Jwt => "jwt",
             Validator::SecretValue => "secret_value",
@@ -114,12 +121,16 @@ impl Validator {
         matches!(self, Validator::SecretValue | Validator::HighEntropy)
     }
 
-    /// True for checksum validators (`luhn`, `iban`, `ssn`, `github_crc32`): a match that
-    /// passes is self-certifying, one that fails is a look-alike.
+    /// True for checksum validators (`luhn`, `iban`, `ssn`, `national_id`, `github_crc32`): a
+    /// match that passes is self-certifying, one that fails is a look-alike.
     pub fn is_checksum(self) -> bool {
         matches!(
             self,
-            Validator::Luhn | Validator::Iban | Validator::Ssn | Validator::GithubCrc32
+            Validator::Luhn
+                | Validator::Iban
+                | Validator::Ssn
+                | Validator::NationalId
+                | Validator::GithubCrc32
         )
     }
 
@@ -136,6 +147,7 @@ impl Validator {
             Validator::Luhn => luhn_ok(s),
             Validator::Iban => iban_ok(s),
             Validator::Ssn => ssn_ok(s),
+            Validator::NationalId => national_id_ok(s),
             Validator::GithubCrc32 => github_crc32_ok(s),
             Validator::Jwt => jwt_ok(s),
             Validator::SecretValue => secret_value_ok(s),
@@ -168,7 +180,6 @@ const PLACEHOLDER_WORDS: &[&str] = &[
     "xxxx",
     "todo",
     "fixme",
-    "<",
     "${",
     "{{",
     "$(",
@@ -260,6 +271,37 @@ pub fn table_cell_ok(s: &[u8]) -> bool {
         && secret_value_ok(s)
 }
 
+/// A `<…>` placeholder in a value (`<your-key>`, `<token`, `Bearer <TOKEN>`): a `<` that
+/// opens it or is followed by a name and `>`. A `<` among random characters
+/// (`x7gf+<~*5Q9a`) is no placeholder.
+fn angle_placeholder(b: &[u8]) -> bool {
+    b.first() == Some(&b'<')
+        || b.iter().enumerate().any(|(i, &c)| {
+            c == b'<' && {
+                let name = b[i + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || b"_-. ".contains(c))
+                    .count();
+                name > 0 && b.get(i + 1 + name) == Some(&b'>')
+            }
+        })
+}
+
+/// An absolute path (`/run/secrets/db`, `/etc/app/key.pem`), not a base64 value that starts
+/// with `/` (one in 64 does): no `+`, no `=` padding, and not random-looking with few slashes.
+fn path_like(b: &[u8]) -> bool {
+    if b.first() != Some(&b'/') || b.contains(&b'+') || b.ends_with(b"=") {
+        return false;
+    }
+    let slashes = b.iter().filter(|&&c| c == b'/').count();
+    let random = shannon_entropy(b) >= 4.2
+        && b.iter().any(u8::is_ascii_lowercase)
+        && b.iter().any(u8::is_ascii_uppercase)
+        && b.iter().any(u8::is_ascii_digit)
+        && slashes * 10 < b.len();
+    !random
+}
+
 /// See [`Validator::SecretValue`].
 pub fn secret_value_ok(s: &[u8]) -> bool {
     let v = match std::str::from_utf8(s) {
@@ -269,7 +311,10 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
     if v.len() < 4 {
         return false;
     }
-    if PLACEHOLDER_AC.is_match(v) || ends_with_ignore_case(v.as_bytes(), b"here") {
+    if PLACEHOLDER_AC.is_match(v)
+        || ends_with_ignore_case(v.as_bytes(), b"here")
+        || angle_placeholder(v.as_bytes())
+    {
         return false;
     }
     if BARE_WORDS.iter().any(|w| v.eq_ignore_ascii_case(w)) {
@@ -288,7 +333,7 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
     {
         return false;
     }
-    if v.contains("://") || v.starts_with('/') || v.starts_with("./") || v.starts_with("~/") {
+    if v.contains("://") || path_like(b) || v.starts_with("./") || v.starts_with("~/") {
         return false;
     }
     // publishable keys, public by design (Stripe / Paystack / Clerk `pk_live_…`), and host
@@ -375,8 +420,11 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
                 let w = w.as_bytes();
                 w.len() >= 2 && (w[0] == b'-' || w[0] == b'/') && w[1].is_ascii_alphabetic()
             });
+        // a cookie list (`a=1; session=…`) has no length bound
+        let cookies =
+            v.contains("; ") && v.split("; ").all(|p| p.contains('=') && !p.contains(' '));
         // a quoted pass-phrase: several characters, some variety, not prose-length
-        !code && v.len() >= 8 && v.len() <= 200 && shannon_entropy(b) >= 2.5
+        !code && v.len() >= 8 && (v.len() <= 200 || cookies) && shannon_entropy(b) >= 2.5
     }
 }
 
@@ -1059,6 +1107,66 @@ pub fn iban_ok(s: &[u8]) -> bool {
     rem == 1
 }
 
+/// See [`Validator::NationalId`].
+pub fn national_id_ok(s: &[u8]) -> bool {
+    let chars: Vec<u8> = s.iter().copied().filter(|&b| !is_sep(b)).collect();
+    let d: Vec<u32> = chars
+        .iter()
+        .map(|&b| (b as char).to_digit(10).unwrap_or(99))
+        .collect();
+    let digits = d.iter().all(|&x| x < 10);
+    match chars.len() {
+        // Canadian SIN: Luhn over nine digits; 0 and 8 are not issued
+        9 if digits => {
+            let sum: u32 = d
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| {
+                    if i % 2 == 1 {
+                        if x * 2 > 9 {
+                            x * 2 - 9
+                        } else {
+                            x * 2
+                        }
+                    } else {
+                        x
+                    }
+                })
+                .sum();
+            d[0] != 0 && d[0] != 8 && sum % 10 == 0
+        }
+        // Brazilian CPF: two mod-11 check digits
+        11 if digits => {
+            if d.iter().all(|&x| x == d[0]) {
+                return false;
+            }
+            let check = |n: usize| {
+                let sum: u32 = (0..n).map(|i| d[i] * (n as u32 + 1 - i as u32)).sum();
+                let r = sum * 10 % 11;
+                if r == 10 {
+                    0
+                } else {
+                    r
+                }
+            };
+            check(9) == d[9] && check(10) == d[10]
+        }
+        // UK National Insurance number: AB123456C
+        9 => {
+            let (p, rest) = chars.split_at(2);
+            let first_ok = p[0].is_ascii_uppercase() && !b"DFIQUV".contains(&p[0]);
+            let second_ok = p[1].is_ascii_uppercase() && !b"DFIOQUV".contains(&p[1]);
+            let prefix_ok = !matches!(p, b"BG" | b"GB" | b"NK" | b"KN" | b"TN" | b"NT" | b"ZZ");
+            first_ok
+                && second_ok
+                && prefix_ok
+                && rest[..6].iter().all(u8::is_ascii_digit)
+                && (b'A'..=b'D').contains(&rest[6])
+        }
+        _ => false,
+    }
+}
+
 pub fn ssn_ok(s: &[u8]) -> bool {
     let mut d = [0u8; 9];
     let mut n = 0;
@@ -1437,6 +1545,23 @@ mod tests {
     }
 
     #[test]
+    fn national_id() {
+        // Canadian SIN (Luhn), CPF (mod 11), UK NINO (prefixes, suffix A-D)
+        assert!(national_id_ok(b"390 139 624"));
+        assert!(national_id_ok(b"441-215-472"));
+        assert!(!national_id_ok(b"390 139 625"));
+        assert!(!national_id_ok(b"046 454 286"));
+        assert!(national_id_ok(b"529.982.247-25"));
+        assert!(!national_id_ok(b"529.982.247-26"));
+        assert!(!national_id_ok(b"111.111.111-11"));
+        assert!(national_id_ok(b"AB 12 34 56 C"));
+        assert!(national_id_ok(b"PM300476B"));
+        assert!(!national_id_ok(b"GB123456A"));
+        assert!(!national_id_ok(b"AB123456E"));
+        assert!(!national_id_ok(b"DA123456A"));
+    }
+
+    #[test]
     fn ssn() {
         assert!(ssn_ok(b"536-22-8411"));
         assert!(!ssn_ok(b"000-22-8411"));
@@ -1546,6 +1671,10 @@ mod tests {
             b"sha1:cc806e2c079eccc1aeda232b2c8f41f5e1968c9e",
             b"sha256-9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
             b"prod/rds/master:SecretString:password}}",
+            b"<your-api-key>",
+            b"Bearer<TOKEN>x",
+            b"/run/secrets/db_password",
+            b"/etc/ssl/private/server.key",
         ] {
             assert!(!secret_value_ok(v), "{}", String::from_utf8_lossy(v));
         }
@@ -1562,6 +1691,12 @@ mod tests {
             b"npg_dGyzjTcwEsrK",
             b"K0zkvujAg5Kf1U.zzEAdEN",
             b"uTb.vjX6oXF2t9Jej5ku",
+            // random characters holding `<`, base64 starting with `/`
+            b"x7gf12RH4=Xk5a8a2^23ez+<~*5Q9a",
+            b"/fOHdMKxQ7S8gbl2U7xipWCiFbA6mbxJWEidr+HXxkJg7meLTDHAwhBzXhZ88kjfV9U0QQZlLlh+7dyLlXVYNg==",
+            b"/fOHdMKxQ7S8gbl2U7xipWCiFbA6mbxJWEidrHXxkJg7meLTD",
+            // a cookie list longer than a pass-phrase
+            format!("{}_app_session=Qm7vX2pLk9wR", "_ga=GA1.2.98561; locale=en; ".repeat(8)).as_bytes(),
         ] {
             assert!(secret_value_ok(v), "{}", String::from_utf8_lossy(v));
         }
