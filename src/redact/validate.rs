@@ -287,18 +287,20 @@ fn angle_placeholder(b: &[u8]) -> bool {
         })
 }
 
-/// An absolute path (`/run/secrets/db`, `/etc/app/key.pem`), not a base64 value that starts
-/// with `/` (one in 64 does): no `+`, no `=` padding, and not random-looking with few slashes.
+/// An absolute path (`/run/secrets/db`, `/etc/app/key.pem`, `/certs/localhost+2-key.pem`),
+/// not a base64 value that starts with `/` (one in 64 does): no `=` padding, and not
+/// random-looking with few slashes.
 fn path_like(b: &[u8]) -> bool {
-    if b.first() != Some(&b'/') || b.contains(&b'+') || b.ends_with(b"=") {
+    if b.first() != Some(&b'/') || b.ends_with(b"=") {
         return false;
     }
-    let slashes = b.iter().filter(|&&c| c == b'/').count();
-    let random = shannon_entropy(b) >= 4.2
+    // base64's first `/`-free run is long; a path's first directory is a short name
+    let first = b[1..].iter().take_while(|&&c| c != b'/').count();
+    let random = first >= 12
+        && shannon_entropy(b) >= 4.2
         && b.iter().any(u8::is_ascii_lowercase)
         && b.iter().any(u8::is_ascii_uppercase)
-        && b.iter().any(u8::is_ascii_digit)
-        && slashes * 10 < b.len();
+        && b.iter().any(u8::is_ascii_digit);
     !random
 }
 
@@ -1675,6 +1677,8 @@ mod tests {
             b"Bearer<TOKEN>x",
             b"/run/secrets/db_password",
             b"/etc/ssl/private/server.key",
+            b"/home/u/certs/localhost+2-key.pem",
+            b"/home/u/.ssh/Keys/ID_25519_prod_Xq7",
         ] {
             assert!(!secret_value_ok(v), "{}", String::from_utf8_lossy(v));
         }

@@ -1246,7 +1246,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     }
                 }
                 // `${HOME:0:1}`: a slice of the known home (`/`, spelled without a slash);
-                // `${PWD:0:1}` and `${PATH:0:1}` are `/` (absolute directories); `${X:2:5}` of a variable the
+                // `${PWD:0:1}`, `${PATH:0:1}` and `${SHELL:0:1}` are `/` (absolute paths); `${X:2:5}` of a variable the
                 // walker tracks is a slice of its value
                 if nstart == ns && !name.is_empty() && is_name_start(name[0]) {
                     if let Some((off, len, end)) = substring_op(&self.s[name_end..]) {
@@ -1255,7 +1255,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                                 w.buf
                                     .extend_from_slice(slice_chars(home, off, len).as_bytes());
                             }
-                            (b"PWD" | b"PATH", _, 0, Some(1)) => w.buf.push(b'/'),
+                            (b"PWD" | b"PATH" | b"SHELL", _, 0, Some(1)) => w.buf.push(b'/'),
                             (b"PWD", ..) => {
                                 w.buf.extend_from_slice(&self.s[start..name_end + end]);
                                 w.dynamic = true;

@@ -1672,9 +1672,12 @@ impl Walker<'_> {
             }
             "git" if c.subcommand() == Some("describe") => "v0.0.0".into(),
             "basename" if !pos.is_empty() => basename(pos[0]).to_string(),
-            // a new file or directory under /tmp (its template's X's stay)
+            // a new file or directory under /tmp (its template's X's stay), unless the line
+            // moved the temporary directory (`TMPDIR=…`; a `TMPDIR=` prefix of mktemp itself is
+            // not seen: see the README's known gaps)
             "mktemp"
                 if pos.is_empty()
+                    && !ctx.vars.iter().any(|(n, _)| n == "TMPDIR")
                     && c.args.iter().all(|a| {
                         matches!(a.text.as_str(), "-d" | "-q" | "--directory" | "--quiet")
                     }) =>
@@ -3184,7 +3187,7 @@ impl Walker<'_> {
                 }
             }
             // `yq -i EXPR FILE…` (v4 also `yq eval -i …`): the files after the expression
-            "yq" if c.has_short('i') || c.has_long("inplace") => {
+            "yq" if c.has_short('i') || c.has_long("inplace") || c.has_long("in-place") => {
                 let mut pos = c
                     .args
                     .iter()
@@ -3522,8 +3525,11 @@ impl Walker<'_> {
                 break;
             }
             if c.program == "deno" && t == "eval" {
-                // `deno eval CODE`
-                body = c.args.get(k + 1).map(|b| (b.text.clone(), b.dynamic));
+                // `deno eval [-p | -q | --ext=ts | …] CODE`
+                body = c.args[k + 1..]
+                    .iter()
+                    .find(|b| !b.text.starts_with('-') || b.dynamic)
+                    .map(|b| (b.text.clone(), b.dynamic));
                 break;
             }
             if !t.starts_with('-') {
