@@ -1057,8 +1057,13 @@ pub fn luhn_ok(s: &[u8]) -> bool {
     if digits[..n].iter().all(|&d| d == digits[0]) {
         return false;
     }
+    luhn_digits_ok(&digits[..n])
+}
+
+/// The Luhn check over digit values (0–9): every second digit from the right doubled.
+fn luhn_digits_ok(digits: &[u8]) -> bool {
     let mut sum = 0u32;
-    for (i, &d) in digits[..n].iter().rev().enumerate() {
+    for (i, &d) in digits.iter().rev().enumerate() {
         let mut v = d as u32;
         if i % 2 == 1 {
             v *= 2;
@@ -1112,30 +1117,16 @@ pub fn iban_ok(s: &[u8]) -> bool {
 /// See [`Validator::NationalId`].
 pub fn national_id_ok(s: &[u8]) -> bool {
     let chars: Vec<u8> = s.iter().copied().filter(|&b| !is_sep(b)).collect();
+    let digits = chars.iter().all(u8::is_ascii_digit);
     let d: Vec<u32> = chars
         .iter()
-        .map(|&b| (b as char).to_digit(10).unwrap_or(99))
+        .map(|&b| u32::from(b.wrapping_sub(b'0')))
         .collect();
-    let digits = d.iter().all(|&x| x < 10);
     match chars.len() {
         // Canadian SIN: Luhn over nine digits; 0 and 8 are not issued
         9 if digits => {
-            let sum: u32 = d
-                .iter()
-                .enumerate()
-                .map(|(i, &x)| {
-                    if i % 2 == 1 {
-                        if x * 2 > 9 {
-                            x * 2 - 9
-                        } else {
-                            x * 2
-                        }
-                    } else {
-                        x
-                    }
-                })
-                .sum();
-            d[0] != 0 && d[0] != 8 && sum % 10 == 0
+            let v: Vec<u8> = chars.iter().map(|&b| b - b'0').collect();
+            v[0] != 0 && v[0] != 8 && luhn_digits_ok(&v)
         }
         // Brazilian CPF: two mod-11 check digits
         11 if digits => {

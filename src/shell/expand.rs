@@ -288,8 +288,8 @@ fn credential_folder(names: &[&str]) -> bool {
 
 /// Globs in the components of an absolute or `~` path, each matched against the
 /// well-known entries of the directory before it (see [`known_entries`]): `/h?me` →
-/// `/home`, `/home/*` → the home, `~/.s?h/id_rsa` → `~/.ssh/id_rsa`, `~/.ssh/id_[re]*` → the RSA, Ed25519 and
-/// ECDSA keys, `~/.*` → every home dot-entry, `/e?c/sh*w` → `/etc/shadow`, `/b??/r?` →
+/// `/home`, `/home/*` → the home, `~/.s?h/id_rsa` → `~/.ssh/id_rsa`, `~/.ssh/id_[re]*` → the
+/// RSA, Ed25519 and ECDSA keys, `~/.*` → every home dot-entry, `/e?c/sh*w` → `/etc/shadow`, `/b??/r?` →
 /// `/bin/rm`. A component in a directory without a list stays
 /// as written, and so does everything after it. `None` when no glob was expanded, or
 /// nothing matches. `/*` is left alone (the packs read `x/*` as `x`).

@@ -1246,8 +1246,8 @@ impl<'s, 'b> Parser<'s, 'b> {
                     }
                 }
                 // `${HOME:0:1}`: a slice of the known home (`/`, spelled without a slash);
-                // `${PWD:0:1}`, `${PATH:0:1}` and `${SHELL:0:1}` are `/` (absolute paths); `${X:2:5}` of a variable the
-                // walker tracks is a slice of its value
+                // `${PWD:0:1}`, `${PATH:0:1}` and `${SHELL:0:1}` are `/` (absolute paths);
+                // `${X:2:5}` of a variable the walker tracks is a slice of its value
                 if nstart == ns && !name.is_empty() && is_name_start(name[0]) {
                     if let Some((off, len, end)) = substring_op(&self.s[name_end..]) {
                         match (name, self.home, off, len) {

@@ -3102,8 +3102,8 @@ impl Walker<'_> {
     }
 
     /// Files a program writes through its arguments (`tee F`, `cp A F`,
-    /// `dd of=F`, `sed -i … F`, `yq -i … F`, `sponge F`, `truncate F`, `ln -s T F`, `curl -o F`,
-    /// `find P -delete`, `mv A B` — both ends), recorded as
+    /// `dd of=F`, `sed -i … F`, `yq -i … F`, `sponge F`, `truncate F`, `ln -s T F`,
+    /// `curl -o F`, `find P -delete`, `mv A B` — both ends), recorded as
     /// [`RedirOp::Channel`] redirections so `redirect to` rules see them.
     fn write_channels(&mut self, idx: usize) {
         let c = &self.out.commands[idx];
@@ -3188,22 +3188,13 @@ impl Walker<'_> {
             }
             // `yq -i EXPR FILE…` (v4 also `yq eval -i …`): the files after the expression
             "yq" if c.has_short('i') || c.has_long("inplace") || c.has_long("in-place") => {
-                let mut pos = c
-                    .args
-                    .iter()
-                    .filter(|a| !a.text.starts_with('-') || a.dynamic);
-                let mut first = pos.next();
-                if first
-                    .is_some_and(|a| matches!(a.text.as_str(), "e" | "eval" | "ea" | "eval-all"))
-                {
-                    first = pos.next();
-                }
-                if first.is_some() {
-                    t.extend(pos);
-                }
+                let eval = pos
+                    .first()
+                    .is_some_and(|a| matches!(a.text.as_str(), "e" | "eval" | "ea" | "eval-all"));
+                t.extend(pos.iter().skip(1 + usize::from(eval)).copied());
             }
             // `… | sponge FILE` soaks up its input, then writes FILE
-            "sponge" => t.extend(c.args.iter().filter(|a| !a.text.starts_with('-'))),
+            "sponge" => t.extend(pos.iter().copied()),
             "curl" => t.extend(opt_value(&["-o", "--output"])),
             "wget" => t.extend(opt_value(&["-O", "--output-document"])),
             "find" if c.has_flag(&["-delete"]) => t.extend(
