@@ -46,8 +46,11 @@ const PAIR_NAMES: &[&[u8]] = &[
     b"\"label\"",
     b"\"Label\"",
 ];
-/// Keys of the member that holds the value [`PAIR_NAMES`] named.
+/// Keys of the member that holds the value [`PAIR_NAMES`] named; such a value also gets an
+/// object-context segment (see [`Ctx`]).
 const PAIR_VALUES: &[&[u8]] = &[b"\"value\"", b"\"Value\"", b"\"ParameterValue\""];
+/// Most bytes of an object's text, before a [`PAIR_VALUES`] member, kept as its context.
+const OBJECT_CONTEXT: usize = 768;
 /// Deepest JSON-inside-a-string nesting redacted recursively.
 const MAX_NEST: usize = 4;
 /// Deepest array / object nesting accepted.
@@ -55,6 +58,19 @@ const MAX_DEPTH: usize = 256;
 /// Between segments: a line break on either side of [`SEGMENT_MARK`] (so a segment starts
 /// and ends a line for anchored rules), which no match crosses.
 const SEP: &[u8] = &[b'\n', SEGMENT_MARK, b'\n'];
+
+/// What a value is read with besides itself: the member's key (or the string of the member
+/// that names it, [`PAIR_NAMES`]; for an array's element, the array's), and for a [`PAIR_VALUES`] member the object's text before
+/// the value (its tail, at most [`OBJECT_CONTEXT`] bytes), so rules that read sibling members
+/// as a terminal prints them (`"keyName": "key1", "value": "…"`, `"Type": "SecureString",
+/// "Value": "…"`) fire on a document too.
+#[derive(Clone, Copy, Default)]
+struct Ctx {
+    key: Option<(usize, usize)>,
+    object: Option<(usize, usize)>,
+    /// The value is an array's element: its key-context segment reads `"key": ["value"`.
+    element: bool,
+}
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
@@ -257,7 +273,7 @@ impl<'a> Walk<'a, '_> {
         }
     }
 
-    fn value(&mut self, depth: usize, key: Option<(usize, usize)>) -> Option<()> {
+    fn value(&mut self, depth: usize, ctx: Ctx) -> Option<()> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -289,13 +305,21 @@ impl<'a> Walk<'a, '_> {
                     }
                     self.i += 1;
                     let k = &self.b[ks..ke];
-                    let context = match named {
-                        Some(n) if PAIR_VALUES.contains(&k) => n,
+                    let pair_value = PAIR_VALUES.contains(&k);
+                    let key = match named {
+                        Some(n) if pair_value => n,
                         _ => (ks, ke),
                     };
                     self.ws();
                     let vs = self.i;
-                    self.value(depth + 1, Some(context))?;
+                    let object = (pair_value && ks > obj + 1)
+                        .then(|| (obj.max(vs.saturating_sub(OBJECT_CONTEXT)), vs));
+                    let ctx = Ctx {
+                        key: Some(key),
+                        object,
+                        element: false,
+                    };
+                    self.value(depth + 1, ctx)?;
                     if PAIR_NAMES.contains(&k) && self.b[vs] == b'"' {
                         named = Some((vs, self.i));
                     }
@@ -317,8 +341,15 @@ impl<'a> Walk<'a, '_> {
                     self.i += 1;
                     return Some(());
                 }
+                // an array's strings are read with the array's key, as a terminal shows the first
+                // (`"unseal_keys_b64": ["…"`)
+                let each = Ctx {
+                    key: ctx.key,
+                    object: None,
+                    element: true,
+                };
                 loop {
-                    self.value(depth + 1, None)?;
+                    self.value(depth + 1, each)?;
                     self.ws();
                     match self.b.get(self.i)? {
                         b',' => self.i += 1,
@@ -333,7 +364,7 @@ impl<'a> Walk<'a, '_> {
             b'"' => {
                 let s = self.i;
                 let esc = self.string()?;
-                self.string_value(s, self.i, esc, key);
+                self.string_value(s, self.i, esc, ctx);
                 Some(())
             }
             b't' => self.lit(b"true"),
@@ -343,6 +374,8 @@ impl<'a> Walk<'a, '_> {
                 let s = self.i;
                 self.number()?;
                 if self.i - s >= MIN_NUM {
+                    // an array's numbers are read alone, as before
+                    let key = if ctx.element { None } else { ctx.key };
                     self.number_value(s, self.i, key);
                 }
                 Some(())
@@ -484,7 +517,7 @@ impl<'a> Walk<'a, '_> {
         hit.then_some((s, e))
     }
 
-    fn string_value(&mut self, s: usize, e: usize, esc: bool, key: Option<(usize, usize)>) {
+    fn string_value(&mut self, s: usize, e: usize, esc: bool, ctx: Ctx) {
         // JSON inside the string: redact it as a document, recursively.
         if self.nest < MAX_NEST && e - s > 3 {
             let mut d = Vec::new();
@@ -520,24 +553,39 @@ impl<'a> Walk<'a, '_> {
         let start = self.buf.len();
         self.push_decoded(s, e, esc);
         self.end_seg(start, start, t);
-        if let Some((ks, ke)) = self.key_is_context(key) {
+        if let Some((ks, ke)) = self.key_is_context(ctx.key) {
             let start = self.buf.len();
             self.buf.push(b'"');
             let kesc = self.b[ks..ke].contains(&b'\\');
             self.push_decoded(ks, ke, kesc);
-            self.buf.extend_from_slice(b"\": \"");
-            let part = self.buf.len();
-            self.push_decoded(s, e, esc);
-            self.buf.push(b'"');
-            self.segs.push(Seg {
-                start,
-                part,
-                end: self.buf.len() - 1,
-                tok: t,
-            });
-            self.buf.extend_from_slice(SEP);
+            let sep: &[u8] = if ctx.element { b"\": [\"" } else { b"\": \"" };
+            self.buf.extend_from_slice(sep);
+            self.value_part(start, s, e, esc, t);
+        }
+        // the object's text before the value, as is (its escapes are what a terminal shows)
+        if let Some((os, oe)) = ctx.object {
+            if self.rd.has_keyword(&self.b[os..oe]) {
+                let start = self.buf.len();
+                self.buf.extend_from_slice(&self.b[os..=oe]);
+                self.value_part(start, s, e, esc, t);
+            }
         }
         self.maybe_flush();
+    }
+
+    /// End the context segment begun at `start` with the decoded string value `[s, e)` of
+    /// token `t` (the value part) and its closing quote.
+    fn value_part(&mut self, start: usize, s: usize, e: usize, esc: bool, t: usize) {
+        let part = self.buf.len();
+        self.push_decoded(s, e, esc);
+        self.buf.push(b'"');
+        self.segs.push(Seg {
+            start,
+            part,
+            end: self.buf.len() - 1,
+            tok: t,
+        });
+        self.buf.extend_from_slice(SEP);
     }
 
     fn push_decoded_into(&self, s: usize, e: usize, esc: bool, out: &mut Vec<u8>) {
@@ -705,7 +753,7 @@ pub(super) fn redact_doc<'a>(
         keys: Vec::new(),
         bracketed: Vec::new(),
     };
-    w.value(0, None)?;
+    w.value(0, Ctx::default())?;
     w.ws();
     if w.i != b.len() {
         return None;

@@ -410,6 +410,30 @@ fn json_name_value_pairs_name_their_value() {
 }
 
 #[test]
+fn json_value_members_are_read_with_their_object() {
+    let r = shipped(crate::Hook::TransformToolResult);
+    // rules that read sibling members (`az storage account keys list`, SSM `get-parameter`,
+    // a Key Vault secret) fire on a bare document as on the terminal's text; a `value`
+    // whose siblings name nothing secret is left, and so is a member before its context
+    let key = "q8Xk2m9PzT4vR7wY1nB3cD5fG6hJ8kL0pQ2sU4xZ7aE9iO1uY3tR5eW7qS9dF1gH3jK5lZ7xC9vB1nM3A==";
+    let doc = format!(
+        r#"[{{"creationTime":"2026-11-02T10:11:12Z","keyName":"key1","permissions":"FULL","value":"{key}"}},
+{{"Parameter":{{"Name":"/prod/db/conn","Type":"SecureString","Value":"Tr0ub4dor-x9z","Version":3}}}},
+{{"attributes":{{"enabled":true}},"id":"https://kv1.vault.azure.net/secrets/db/0123456789abcdef","name":"db","value":"S3cr3t-Value-99"}},
+{{"keyName":"primary","value":"not-base64 at all"}},
+{{"value":"{key}","keyName":"key2"}}]"#
+    );
+    let v = json(r, &doc);
+    assert_eq!(v[0]["value"], "[REDACTED:azure-storage-key]");
+    assert_eq!(v[1]["Parameter"]["Value"], "[REDACTED:secret]");
+    assert_eq!(v[2]["value"], "[REDACTED:secret]");
+    assert_eq!(v[3]["value"], "not-base64 at all");
+    assert_eq!(v[4]["value"], key);
+    assert_eq!(v[0]["keyName"], "key1");
+    assert_eq!(v[1]["Parameter"]["Type"], "SecureString");
+}
+
+#[test]
 fn json_inside_a_string_is_redacted_recursively_and_stays_json() {
     let r = small();
     let inner = r#"{"password":"Tr0ub4dor-x9z","list":["a@x.io"]}"#;

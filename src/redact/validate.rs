@@ -1039,8 +1039,14 @@ fn is_sep(b: u8) -> bool {
 pub fn luhn_ok(s: &[u8]) -> bool {
     let mut digits = [0u8; 19];
     let mut n = 0;
-    for &b in s {
-        if b.is_ascii_digit() {
+    // a URL-encoded space (`%20`) separates groups like a space
+    let mut i = 0;
+    while i < s.len() {
+        let b = s[i];
+        i += 1;
+        if b == b'%' && s[i..].starts_with(b"20") {
+            i += 2;
+        } else if b.is_ascii_digit() {
             if n == 19 {
                 return false;
             }
@@ -1524,6 +1530,8 @@ mod tests {
         assert!(luhn_ok(b"4539 1488 0343 6467"));
         assert!(luhn_ok(b"4539-1488-0343-6467"));
         assert!(luhn_ok(b"4539+1488+0343+6467"));
+        assert!(luhn_ok(b"4539%201488%200343%206467"));
+        assert!(!luhn_ok(b"4539%201488%200343%206468"));
         assert!(!luhn_ok(b"4539 1488 0343 6468"));
         assert!(!luhn_ok(b"0000000000000000"));
         assert!(!luhn_ok(b"12345"));

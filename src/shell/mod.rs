@@ -327,7 +327,8 @@ fn global_value_opts(program: &str) -> &'static [&'static str] {
             "-l",
         ],
         "helm" => &["-n", "--namespace", "--kube-context", "--kubeconfig"],
-        "docker" | "podman" => &[
+        // with `compose`'s own (`docker compose -f prod.yml down -v` → `compose`, `down`)
+        "docker" | "podman" | "docker-compose" | "podman-compose" => &[
             "-H",
             "--host",
             "-c",
@@ -335,6 +336,13 @@ fn global_value_opts(program: &str) -> &'static [&'static str] {
             "--config",
             "-l",
             "--log-level",
+            "-f",
+            "--file",
+            "-p",
+            "--project-name",
+            "--env-file",
+            "--profile",
+            "--project-directory",
         ],
         "aws" => &[
             "--profile",

@@ -79,6 +79,8 @@ pub(crate) struct VarRef {
     pub quoted: bool,
     /// `${X:off:len}`: the characters of the value taken (offset, length).
     pub slice: Option<(usize, Option<usize>)>,
+    /// `${X%word}` / `${X#word}` with a literal word: the suffix (`true`) or prefix removed.
+    pub trim: Option<(bool, String)>,
 }
 
 #[derive(Default, Debug, Clone)]
@@ -1157,6 +1159,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     name: String::from_utf8_lossy(name).into_owned(),
                     quoted: in_dq,
                     slice: None,
+                    trim: None,
                 });
                 w.buf.extend_from_slice(raw);
             }
@@ -1268,10 +1271,48 @@ impl<'s, 'b> Parser<'s, 'b> {
                                     name: String::from_utf8_lossy(name).into_owned(),
                                     quoted: in_dq,
                                     slice: Some((off, len)),
+                                    trim: None,
                                 });
                                 w.buf.extend_from_slice(&self.s[start..name_end + end]);
                             }
                         }
+                        self.pos = name_end + end;
+                        return;
+                    }
+                }
+                // `${X%word}`, `${X##word}`: a literal word (no pattern characters) removed
+                // from the end or the start of a tracked variable's value
+                if nstart == ns && !name.is_empty() && is_name_start(name[0]) {
+                    let rest = &self.s[name_end..];
+                    let (suffix, op) = match rest {
+                        [b'%', b'%', ..] => (true, 2),
+                        [b'%', ..] => (true, 1),
+                        [b'#', b'#', ..] => (false, 2),
+                        [b'#', ..] => (false, 1),
+                        _ => (false, 0),
+                    };
+                    let word = rest[op..]
+                        .iter()
+                        .position(|&c| c == b'}')
+                        .map(|e| &rest[op..op + e]);
+                    if let Some(word) = word.filter(|w| {
+                        op > 0
+                            && !w.is_empty()
+                            && w.iter().all(|&c| {
+                                !matches!(c, b'*' | b'?' | b'[' | b'$' | b'`' | b'\\' | b'"')
+                                    && !matches!(c, b'\'' | b'{' | b'(' | b' ' | b'\n')
+                            })
+                    }) {
+                        let end = op + word.len() + 1;
+                        w.vars.push(VarRef {
+                            at: w.buf.len(),
+                            len: name_end + end - start,
+                            name: String::from_utf8_lossy(name).into_owned(),
+                            quoted: in_dq,
+                            slice: None,
+                            trim: Some((suffix, String::from_utf8_lossy(word).into_owned())),
+                        });
+                        w.buf.extend_from_slice(&self.s[start..name_end + end]);
                         self.pos = name_end + end;
                         return;
                     }
@@ -1340,6 +1381,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                     name: (c as char).to_string(),
                     quoted: in_dq,
                     slice: None,
+                    trim: None,
                 });
                 w.buf.extend_from_slice(&self.s[self.pos..self.pos + 2]);
                 self.pos += 2;

@@ -1116,6 +1116,19 @@ impl Walker<'_> {
         self.files.push((path, text));
     }
 
+    /// The script a shell or `source` reads from the file argument `a`: a file this line
+    /// wrote, or a process substitution's output (`bash <(printf '…')`, `source <(…)`), and
+    /// whether it is only partly known.
+    fn script_file(&self, a: &Arg) -> Option<(String, bool)> {
+        if a.text == "/dev/fd/63" {
+            return self
+                .procsub_out
+                .as_ref()
+                .map(|s| (s.text.clone(), s.dynamic));
+        }
+        self.written(a).map(|t| (t, false))
+    }
+
     /// The text this line wrote to the file at `p` (relative to `cwd`), if known.
     fn written_path(&self, p: &str, cwd: Option<&str>) -> Option<String> {
         self.file_text(&normalize(p, cwd, self.home)?)
@@ -1564,6 +1577,13 @@ impl Walker<'_> {
                 Some(Some(val)) => {
                     let val = match v.slice {
                         Some((off, len)) => super::parse::slice_chars(&val, off, len),
+                        None => val,
+                    };
+                    let val = match &v.trim {
+                        Some((true, w)) => val.strip_suffix(w.as_str()).unwrap_or(&val).to_string(),
+                        Some((false, w)) => {
+                            val.strip_prefix(w.as_str()).unwrap_or(&val).to_string()
+                        }
                         None => val,
                     };
                     split |= (!v.quoted || v.name == "@") && val.contains([' ', '\t', '\n']);
@@ -2559,12 +2579,12 @@ impl Walker<'_> {
                         label: format!("{p} <<"),
                         remote: false,
                     }
-                } else if let Some(text) = self.written(&args[k]) {
-                    // a script file this line wrote: what it runs is known
+                } else if let Some((text, dynamic)) = self.script_file(&args[k]) {
+                    // a script file this line wrote, or `<(…)`: what it runs is known
                     Act::Script {
                         pos: None,
                         text,
-                        dynamic: false,
+                        dynamic,
                         label: format!("{p} {}", args[k].text),
                         remote: false,
                     }
@@ -2627,11 +2647,11 @@ impl Walker<'_> {
                         Some((text, dynamic)) => script(text, dynamic, "git alias".into()),
                         None => Act::None,
                     },
-                    "source" | "." => match args.first().and_then(|a| self.written(a)) {
-                        Some(text) => Act::Script {
+                    "source" | "." => match args.first().and_then(|a| self.script_file(a)) {
+                        Some((text, dynamic)) => Act::Script {
                             pos: None,
                             text,
-                            dynamic: false,
+                            dynamic,
                             label: format!("{p} {}", args[0].text),
                             remote: false,
                         },
