@@ -49,8 +49,6 @@ const PAIR_NAMES: &[&[u8]] = &[
 /// Keys of the member that holds the value [`PAIR_NAMES`] named; such a value also gets an
 /// object-context segment (see [`Ctx`]).
 const PAIR_VALUES: &[&[u8]] = &[b"\"value\"", b"\"Value\"", b"\"ParameterValue\""];
-/// Most bytes of an object's text, before a [`PAIR_VALUES`] member, kept as its context.
-const OBJECT_CONTEXT: usize = 768;
 /// Deepest JSON-inside-a-string nesting redacted recursively.
 const MAX_NEST: usize = 4;
 /// Deepest array / object nesting accepted.
@@ -61,7 +59,7 @@ const SEP: &[u8] = &[b'\n', SEGMENT_MARK, b'\n'];
 
 /// What a value is read with besides itself: the member's key (or the string of the member
 /// that names it, [`PAIR_NAMES`]; for an array's element, the array's), and for a [`PAIR_VALUES`] member the object's text before
-/// the value (its tail, at most [`OBJECT_CONTEXT`] bytes), so rules that read sibling members
+/// the value (all of it: a cut would move as earlier members are redacted), so rules that read sibling members
 /// as a terminal prints them (`"keyName": "key1", "value": "…"`, `"Type": "SecureString",
 /// "Value": "…"`) fire on a document too.
 #[derive(Clone, Copy, Default)]
@@ -312,8 +310,7 @@ impl<'a> Walk<'a, '_> {
                     };
                     self.ws();
                     let vs = self.i;
-                    let object = (pair_value && ks > obj + 1)
-                        .then(|| (obj.max(vs.saturating_sub(OBJECT_CONTEXT)), vs));
+                    let object = (pair_value && ks > obj + 1).then_some((obj, vs));
                     let ctx = Ctx {
                         key: Some(key),
                         object,

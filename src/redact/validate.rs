@@ -304,6 +304,37 @@ fn path_like(b: &[u8]) -> bool {
     !random
 }
 
+/// A secret manager's reference, not a secret: a store's scheme, then a path
+/// (`vault:secret/data/app#password`, `ref+vault:…`, `awssm:prod/db`, `sops:…`).
+fn store_reference(v: &str) -> bool {
+    const SCHEMES: &[&str] = &[
+        "vault",
+        "ref+vault",
+        "ref+awssm",
+        "ref+gcpsecrets",
+        "ref+azurekeyvault",
+        "ref+sops",
+        "awssm",
+        "ssm",
+        "secretsmanager",
+        "gcpsm",
+        "gcpsecrets",
+        "sops",
+        "azkv",
+        "akv",
+        "keyvault",
+        "doppler",
+        "infisical",
+    ];
+    v.split_once(':').is_some_and(|(scheme, path)| {
+        SCHEMES.iter().any(|s| scheme.eq_ignore_ascii_case(s))
+            && path.contains('/')
+            && path
+                .bytes()
+                .all(|c| is_ident_byte(c) || b"/.#@:-".contains(&c))
+    })
+}
+
 /// See [`Validator::SecretValue`].
 pub fn secret_value_ok(s: &[u8]) -> bool {
     let v = match std::str::from_utf8(s) {
@@ -335,7 +366,12 @@ pub fn secret_value_ok(s: &[u8]) -> bool {
     {
         return false;
     }
-    if v.contains("://") || path_like(b) || v.starts_with("./") || v.starts_with("~/") {
+    if v.contains("://")
+        || path_like(b)
+        || v.starts_with("./")
+        || v.starts_with("~/")
+        || store_reference(v)
+    {
         return false;
     }
     // publishable keys, public by design (Stripe / Paystack / Clerk `pk_live_…`), and host

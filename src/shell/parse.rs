@@ -1280,7 +1280,8 @@ impl<'s, 'b> Parser<'s, 'b> {
                         return;
                     }
                 }
-                // `${X%word}`, `${X##word}`: a literal word (no pattern characters) removed
+                // `${X%word}`, `${X##word}`: a literal word (no pattern characters, no `~`,
+                // which bash expands) removed
                 // from the end or the start of a tracked variable's value
                 if nstart == ns && !name.is_empty() && is_name_start(name[0]) {
                     let rest = &self.s[name_end..];
@@ -1300,7 +1301,7 @@ impl<'s, 'b> Parser<'s, 'b> {
                             && !w.is_empty()
                             && w.iter().all(|&c| {
                                 !matches!(c, b'*' | b'?' | b'[' | b'$' | b'`' | b'\\' | b'"')
-                                    && !matches!(c, b'\'' | b'{' | b'(' | b' ' | b'\n')
+                                    && !matches!(c, b'\'' | b'{' | b'(' | b' ' | b'\n' | b'~')
                             })
                     }) {
                         let end = op + word.len() + 1;

@@ -1119,11 +1119,14 @@ impl Walker<'_> {
     /// The script a shell or `source` reads from the file argument `a`: a file this line
     /// wrote, or a process substitution's output (`bash <(printf '…')`, `source <(…)`), and
     /// whether it is only partly known.
-    fn script_file(&self, a: &Arg) -> Option<(String, bool)> {
+    /// Only one `<(…)` among `args` is read: the walker keeps the last substitution's output.
+    fn script_file(&self, a: &Arg, args: &[Arg]) -> Option<(String, bool)> {
         if a.text == "/dev/fd/63" {
+            let single = args.iter().filter(|x| x.text == "/dev/fd/63").count() == 1;
             return self
                 .procsub_out
                 .as_ref()
+                .filter(|_| single)
                 .map(|s| (s.text.clone(), s.dynamic));
         }
         self.written(a).map(|t| (t, false))
@@ -2579,7 +2582,7 @@ impl Walker<'_> {
                         label: format!("{p} <<"),
                         remote: false,
                     }
-                } else if let Some((text, dynamic)) = self.script_file(&args[k]) {
+                } else if let Some((text, dynamic)) = self.script_file(&args[k], args) {
                     // a script file this line wrote, or `<(…)`: what it runs is known
                     Act::Script {
                         pos: None,
@@ -2647,7 +2650,7 @@ impl Walker<'_> {
                         Some((text, dynamic)) => script(text, dynamic, "git alias".into()),
                         None => Act::None,
                     },
-                    "source" | "." => match args.first().and_then(|a| self.script_file(a)) {
+                    "source" | "." => match args.first().and_then(|a| self.script_file(a, args)) {
                         Some((text, dynamic)) => Act::Script {
                             pos: None,
                             text,
