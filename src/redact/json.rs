@@ -58,10 +58,11 @@ const MAX_DEPTH: usize = 256;
 const SEP: &[u8] = &[b'\n', SEGMENT_MARK, b'\n'];
 
 /// What a value is read with besides itself: the member's key (or the string of the member
-/// that names it, [`PAIR_NAMES`]; for an array's element, the array's), and for a [`PAIR_VALUES`] member the object's text before
-/// the value (all of it: a cut would move as earlier members are redacted), so rules that read sibling members
-/// as a terminal prints them (`"keyName": "key1", "value": "…"`, `"Type": "SecureString",
-/// "Value": "…"`) fire on a document too.
+/// that names it, [`PAIR_NAMES`]; for an array's element, the array's), and for a
+/// [`PAIR_VALUES`] member the object's text before the value (all of it: a cut would move as
+/// earlier members are redacted), so rules that read sibling members as a terminal prints them
+/// (`"keyName": "key1", "value": "…"`, `"Type": "SecureString", "Value": "…"`) fire on a
+/// document too.
 #[derive(Clone, Copy, Default)]
 struct Ctx {
     key: Option<(usize, usize)>,

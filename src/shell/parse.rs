@@ -83,6 +83,22 @@ pub(crate) struct VarRef {
     pub trim: Option<(bool, String)>,
 }
 
+impl VarRef {
+    /// What this expansion gives for the variable's value `val`: its slice, then its trim.
+    pub fn value_of(&self, val: String) -> String {
+        let mut val = match self.slice {
+            Some((off, len)) => slice_chars(&val, off, len),
+            None => val,
+        };
+        match &self.trim {
+            Some((true, w)) if val.ends_with(w.as_str()) => val.truncate(val.len() - w.len()),
+            Some((false, w)) if val.starts_with(w.as_str()) => drop(val.drain(..w.len())),
+            _ => {}
+        }
+        val
+    }
+}
+
 #[derive(Default, Debug, Clone)]
 pub(crate) struct Simple {
     pub words: Vec<Word>,
@@ -192,10 +208,6 @@ fn is_meta(c: u8) -> bool {
     )
 }
 
-/// `:OFFSET}` or `:OFFSET:LENGTH}` after a parameter's name (`${HOME:0:1}`, `${HOME::1}`),
-/// with plain decimal numbers (an empty offset is 0; anything bash would compute — `010`,
-/// `1-1`, `$n`, a negative length — is left unknown): the offset, the length if given,
-/// and the bytes up to and including `}`.
 /// The characters `off..off + len` of `s` (`${X:off:len}`: characters, as bash counts them).
 pub(crate) fn slice_chars(s: &str, off: usize, len: Option<usize>) -> String {
     s.chars()
@@ -204,6 +216,10 @@ pub(crate) fn slice_chars(s: &str, off: usize, len: Option<usize>) -> String {
         .collect()
 }
 
+/// `:OFFSET}` or `:OFFSET:LENGTH}` after a parameter's name (`${HOME:0:1}`, `${HOME::1}`),
+/// with plain decimal numbers (an empty offset is 0; anything bash would compute — `010`,
+/// `1-1`, `$n`, a negative length — is left unknown): the offset, the length if given,
+/// and the bytes up to and including `}`.
 fn substring_op(rest: &[u8]) -> Option<(usize, Option<usize>, usize)> {
     let body = rest.strip_prefix(b":")?;
     let end = body.iter().position(|&c| c == b'}')?;
@@ -1280,30 +1296,43 @@ impl<'s, 'b> Parser<'s, 'b> {
                         return;
                     }
                 }
-                // `${X%word}`, `${X##word}`: a literal word (no pattern characters, no `~`,
-                // which bash expands) removed
-                // from the end or the start of a tracked variable's value
-                if nstart == ns && !name.is_empty() && is_name_start(name[0]) {
-                    let rest = &self.s[name_end..];
-                    let (suffix, op) = match rest {
-                        [b'%', b'%', ..] => (true, 2),
-                        [b'%', ..] => (true, 1),
-                        [b'#', b'#', ..] => (false, 2),
-                        [b'#', ..] => (false, 1),
-                        _ => (false, 0),
-                    };
+                // `${X%word}`, `${X##word}`: a literal word (no pattern, quoting or expansion
+                // characters, no `~`, which bash expands) removed from the end or the start of a
+                // tracked variable's value
+                let rest = &self.s[name_end..];
+                let trim = match rest {
+                    [b'%', b'%', ..] => Some((true, 2)),
+                    [b'%', ..] => Some((true, 1)),
+                    [b'#', b'#', ..] => Some((false, 2)),
+                    [b'#', ..] => Some((false, 1)),
+                    _ => None,
+                };
+                let literal = |c: &u8| {
+                    !matches!(
+                        c,
+                        b'*' | b'?'
+                            | b'['
+                            | b'$'
+                            | b'`'
+                            | b'\\'
+                            | b'"'
+                            | b'\''
+                            | b'{'
+                            | b'('
+                            | b' '
+                            | b'\n'
+                            | b'~'
+                    )
+                };
+                if let Some((suffix, op)) =
+                    trim.filter(|_| nstart == ns && !name.is_empty() && is_name_start(name[0]))
+                {
                     let word = rest[op..]
                         .iter()
                         .position(|&c| c == b'}')
-                        .map(|e| &rest[op..op + e]);
-                    if let Some(word) = word.filter(|w| {
-                        op > 0
-                            && !w.is_empty()
-                            && w.iter().all(|&c| {
-                                !matches!(c, b'*' | b'?' | b'[' | b'$' | b'`' | b'\\' | b'"')
-                                    && !matches!(c, b'\'' | b'{' | b'(' | b' ' | b'\n' | b'~')
-                            })
-                    }) {
+                        .map(|e| &rest[op..op + e])
+                        .filter(|w| !w.is_empty() && w.iter().all(literal));
+                    if let Some(word) = word {
                         let end = op + word.len() + 1;
                         w.vars.push(VarRef {
                             at: w.buf.len(),

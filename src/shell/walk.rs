@@ -1118,8 +1118,8 @@ impl Walker<'_> {
 
     /// The script a shell or `source` reads from the file argument `a`: a file this line
     /// wrote, or a process substitution's output (`bash <(printf '…')`, `source <(…)`), and
-    /// whether it is only partly known.
-    /// Only one `<(…)` among `args` is read: the walker keeps the last substitution's output.
+    /// whether it is only partly known. A `<(…)` is read only when it is the one among `args`
+    /// (the walker keeps the last substitution's output, and each reads as `/dev/fd/63`).
     fn script_file(&self, a: &Arg, args: &[Arg]) -> Option<(String, bool)> {
         if a.text == "/dev/fd/63" {
             let single = args.iter().filter(|x| x.text == "/dev/fd/63").count() == 1;
@@ -1578,17 +1578,7 @@ impl Walker<'_> {
                 // the analysis does not model; strict mode's `IFS=$'\n\t'` splits as before
                 Some(Some(_)) if !v.quoted && odd_ifs(ctx) => still_dynamic = true,
                 Some(Some(val)) => {
-                    let val = match v.slice {
-                        Some((off, len)) => super::parse::slice_chars(&val, off, len),
-                        None => val,
-                    };
-                    let val = match &v.trim {
-                        Some((true, w)) => val.strip_suffix(w.as_str()).unwrap_or(&val).to_string(),
-                        Some((false, w)) => {
-                            val.strip_prefix(w.as_str()).unwrap_or(&val).to_string()
-                        }
-                        None => val,
-                    };
+                    let val = v.value_of(val);
                     split |= (!v.quoted || v.name == "@") && val.contains([' ', '\t', '\n']);
                     edits.push((v.at, v.len, val));
                 }
