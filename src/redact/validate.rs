@@ -21,9 +21,11 @@ pub enum Validator {
     /// US SSN: 9 digits; area not 000, 666 or 9xx; group not 00; serial not 0000.
     Ssn,
     /// A national identifier told by its shape, with its own check: Canadian SIN (9 digits,
-    /// Luhn, not starting 0 or 8), Brazilian CPF (11 digits, two mod-11 check digits, not one
-    /// repeated digit), UK National Insurance number (2 letters of the allowed prefixes, 6
-    /// digits, A–D).
+    /// Luhn, not starting 0 or 8) or Dutch BSN (9 digits, the 11-test), Brazilian CPF (11
+    /// digits, two mod-11 check digits, not one repeated digit), UK National Insurance number
+    /// (2 letters of the allowed prefixes, 6 digits, A–D), Spanish DNI / NIE (8 digits, or X /
+    /// Y / Z and 7, then the mod-23 control letter), Indian Aadhaar (12 digits, not starting 0
+    /// or 1, Verhoeff), French NIR (13 characters, `2A` / `2B` for Corsica, then the 97 key).
     NationalId,
     /// GitHub `gh?_` / `github_pat_` style token: the last 6 characters are the base62
     /// (`0-9A-Za-z`, zero-padded) CRC-32 (IEEE) of the 30 random characters between the
@@ -305,8 +307,29 @@ fn path_like(b: &[u8]) -> bool {
 }
 
 /// A secret manager's reference, not a secret: a store's scheme, then a path
-/// (`vault:secret/data/app#password`, `ref+vault:…`, `awssm:prod/db`, `sops:…`).
+/// (`vault:secret/data/app#password`, `ref+vault:…`, `awssm:prod/db`, `sops:…`); a Vault KV
+/// v2 path (`secret/data/prod/db`, a Vault agent's `agent-inject-secret-*` annotation); a
+/// systemd credential's `ID:/absolute/path` (`LoadCredential=db-password:/etc/creds/db`).
 fn store_reference(v: &str) -> bool {
+    let path_bytes = |p: &str| p.bytes().all(|c| is_ident_byte(c) || b"/.-".contains(&c));
+    let kv2 = v.split_once("/data/").is_some_and(|(mount, p)| {
+        !mount.is_empty()
+            && !p.is_empty()
+            && path_bytes(mount)
+            && !mount.contains('/')
+            && path_bytes(p)
+    });
+    let systemd = v.split_once(":/").is_some_and(|(id, p)| {
+        !id.is_empty()
+            && id
+                .bytes()
+                .all(|c| is_ident_byte(c) || c == b'.' || c == b'-')
+            && !p.is_empty()
+            && path_bytes(p)
+    });
+    if kv2 || systemd {
+        return true;
+    }
     const SCHEMES: &[&str] = &[
         "vault",
         "ref+vault",
@@ -1165,10 +1188,53 @@ pub fn national_id_ok(s: &[u8]) -> bool {
         .map(|&b| u32::from(b.wrapping_sub(b'0')))
         .collect();
     match chars.len() {
-        // Canadian SIN: Luhn over nine digits; 0 and 8 are not issued
+        // Canadian SIN: Luhn over nine digits, 0 and 8 not issued; or a Dutch BSN: the 11-test
         9 if digits => {
             let v: Vec<u8> = chars.iter().map(|&b| b - b'0').collect();
-            v[0] != 0 && v[0] != 8 && luhn_digits_ok(&v)
+            let bsn = (0..8).map(|i| d[i] * (9 - i as u32)).sum::<u32>() % 11 == d[8] % 11
+                && d[..8].iter().any(|&x| x != 0);
+            (v[0] != 0 && v[0] != 8 && luhn_digits_ok(&v)) || bsn
+        }
+        // Spanish DNI (8 digits) or NIE (X / Y / Z, 7 digits): the mod-23 control letter
+        9 if chars[1..8].iter().all(u8::is_ascii_digit)
+            && chars[8].is_ascii_uppercase()
+            && (chars[0].is_ascii_digit() || b"XYZ".contains(&chars[0])) =>
+        {
+            let lead = match chars[0] {
+                b'X' => 0,
+                b'Y' => 1,
+                b'Z' => 2,
+                c => u32::from(c - b'0'),
+            };
+            let n = d[1..8].iter().fold(lead, |n, &x| n * 10 + x);
+            b"TRWAGMYFPDXBNJZSQVHLCKE"[(n % 23) as usize] == chars[8]
+        }
+        // Indian Aadhaar: 12 digits, not starting 0 or 1, Verhoeff check digit
+        12 if digits => d[0] > 1 && verhoeff_ok(&d),
+        // French NIR: sex digit, 12 more characters (a Corsican department is 2A / 2B), key
+        15 if (chars[0] == b'1' || chars[0] == b'2')
+            && chars.iter().enumerate().all(|(i, b)| {
+                b.is_ascii_digit() || (i == 6 && (*b == b'A' || *b == b'B') && chars[5] == b'2')
+            }) =>
+        {
+            // Corsica: 2A counts as 19, 2B as 18 in the key
+            let mut n: u64 = 0;
+            for (i, &b) in chars[..13].iter().enumerate() {
+                let v = match (i, b) {
+                    (6, b'A') => {
+                        n = n / 10 * 10 + 1;
+                        9
+                    }
+                    (6, b'B') => {
+                        n = n / 10 * 10 + 1;
+                        8
+                    }
+                    _ => u64::from(b - b'0'),
+                };
+                n = n * 10 + v;
+            }
+            let key = u64::from(d[13]) * 10 + u64::from(d[14]);
+            97 - n % 97 == key
         }
         // Brazilian CPF: two mod-11 check digits
         11 if digits => {
@@ -1200,6 +1266,36 @@ pub fn national_id_ok(s: &[u8]) -> bool {
         }
         _ => false,
     }
+}
+
+/// The Verhoeff check over `d` (its last digit the check digit).
+fn verhoeff_ok(d: &[u32]) -> bool {
+    const MUL: [[u8; 10]; 10] = [
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+        [1, 2, 3, 4, 0, 6, 7, 8, 9, 5],
+        [2, 3, 4, 0, 1, 7, 8, 9, 5, 6],
+        [3, 4, 0, 1, 2, 8, 9, 5, 6, 7],
+        [4, 0, 1, 2, 3, 9, 5, 6, 7, 8],
+        [5, 9, 8, 7, 6, 0, 4, 3, 2, 1],
+        [6, 5, 9, 8, 7, 1, 0, 4, 3, 2],
+        [7, 6, 5, 9, 8, 2, 1, 0, 4, 3],
+        [8, 7, 6, 5, 9, 3, 2, 1, 0, 4],
+        [9, 8, 7, 6, 5, 4, 3, 2, 1, 0],
+    ];
+    const PERM: [[u8; 10]; 8] = [
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+        [1, 5, 7, 6, 2, 8, 3, 0, 9, 4],
+        [5, 8, 0, 3, 7, 9, 6, 1, 4, 2],
+        [8, 9, 1, 6, 0, 4, 3, 5, 2, 7],
+        [9, 4, 5, 3, 1, 2, 6, 8, 7, 0],
+        [4, 2, 8, 6, 5, 7, 3, 9, 0, 1],
+        [2, 7, 9, 3, 8, 0, 6, 4, 1, 5],
+        [7, 0, 4, 6, 9, 1, 3, 2, 5, 8],
+    ];
+    let c = d.iter().rev().enumerate().fold(0u8, |c, (i, &x)| {
+        MUL[c as usize][PERM[i % 8][x as usize % 10] as usize]
+    });
+    c == 0
 }
 
 pub fn ssn_ok(s: &[u8]) -> bool {
@@ -1596,6 +1692,18 @@ mod tests {
         assert!(!national_id_ok(b"GB123456A"));
         assert!(!national_id_ok(b"AB123456E"));
         assert!(!national_id_ok(b"DA123456A"));
+        // Dutch BSN (11-test), Spanish DNI / NIE (control letter), Aadhaar (Verhoeff), NIR
+        assert!(national_id_ok(b"111222333"));
+        assert!(!national_id_ok(b"111222334"));
+        assert!(national_id_ok(b"12345678Z"));
+        assert!(!national_id_ok(b"12345678A"));
+        assert!(national_id_ok(b"X1234567L"));
+        assert!(!national_id_ok(b"X1234567A"));
+        assert!(national_id_ok(b"2345 6789 0124"));
+        assert!(!national_id_ok(b"2345 6789 0123"));
+        assert!(!national_id_ok(b"1345 6789 0124"));
+        assert!(national_id_ok(b"1 55 08 78 044 123 42"));
+        assert!(!national_id_ok(b"1 55 08 78 044 123 43"));
     }
 
     #[test]

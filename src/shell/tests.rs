@@ -2010,3 +2010,86 @@ fn git_aliases_defined_on_the_command_line() {
     assert_eq!(progs("git -c user.name=p p"), ["git"]);
     assert_eq!(progs("git -C repo -c alias.s=status s"), ["git", "git"]);
 }
+
+/// Programs that run a command line given in their own syntax: one line per case, the
+/// command line expected nested (program and arguments), or none.
+#[test]
+fn commands_in_other_programs_syntax() {
+    type Case<'a> = (&'a str, Option<(&'a str, &'a [&'a str])>);
+    let cases: &[Case] = &[
+        // make: a makefile from a lone `<(…)`, `--eval` / `-E` text, `$(NAME)` as `${NAME}`
+        (
+            "make -f <(printf 'x:\\n\\trm -rf $(HOME)/tmp\\n') x",
+            Some(("rm", &["-rf", "/home/u/tmp"])),
+        ),
+        (
+            "make --eval='$(shell rm -rf build)' all",
+            Some(("rm", &["-rf", "build"])),
+        ),
+        (
+            "make -E 'x:' -E '\ttouch $$HOME/ok' x",
+            Some(("touch", &["/home/u/ok"])),
+        ),
+        ("make --eval='FOO=1' test", None),
+        // npx -c / npm exec --call
+        ("npx -y -c 'rm -rf dist'", Some(("rm", &["-rf", "dist"]))),
+        ("npm exec --call='touch a'", Some(("touch", &["a"]))),
+        // editors: vim's `!`, `call system()`, emacs's shell-command / delete-directory
+        ("vim -c '!rm -f a' x", Some(("rm", &["-f", "a"]))),
+        (
+            "vim -es -c 'call system(\"touch b\")' -c 'qa!'",
+            Some(("touch", &["b"])),
+        ),
+        (
+            "emacs --batch --eval '(shell-command \"touch c\")'",
+            Some(("touch", &["c"])),
+        ),
+        (
+            "emacs --batch --eval '(delete-directory \"~/old\" t)'",
+            Some(("rm", &["-rf", "/home/u/old"])),
+        ),
+        ("vim +10 README.md", None),
+        // awk: a literal system("…") only
+        ("awk 'BEGIN{system(\"touch d\")}'", Some(("touch", &["d"]))),
+        ("awk '{system(\"touch \" $1)}' f", None),
+        // ssh: -o ProxyCommand runs here
+        (
+            "ssh -o ProxyCommand='nc -x p:1080 %h %p' host",
+            Some(("nc", &["-x", "p:1080", "%h", "%p"])),
+        ),
+    ];
+    for (line, want) in cases {
+        let nested: Vec<SimpleCommand> = a(line)
+            .commands
+            .into_iter()
+            .filter(|c| c.depth > 0)
+            .collect();
+        match want {
+            Some((p, args)) => assert!(
+                nested.iter().any(|c| c.program == *p
+                    && c.args
+                        .iter()
+                        .map(|x| x
+                            .path
+                            .as_deref()
+                            .filter(|q| q.starts_with('/') && x.text.contains(['~', '$']))
+                            .unwrap_or(&x.text))
+                        .collect::<Vec<_>>()
+                        == *args),
+                "{line}: {:?}",
+                nested
+                    .iter()
+                    .map(|c| (&c.program, texts(c)))
+                    .collect::<Vec<_>>()
+            ),
+            None => assert!(
+                nested.is_empty(),
+                "{line}: {:?}",
+                nested
+                    .iter()
+                    .map(|c| (&c.program, texts(c)))
+                    .collect::<Vec<_>>()
+            ),
+        }
+    }
+}

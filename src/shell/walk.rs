@@ -1146,9 +1146,12 @@ impl Walker<'_> {
             .map(|(_, t)| t.clone())
     }
 
-    /// The recipe lines (tab-indented, `@` / `-` prefixes dropped) of the makefile `make`
-    /// reads (`-f FILE`, else `GNUmakefile`, `makefile`, `Makefile`) if this line wrote it.
-    fn written_makefile(&self, c: &SimpleCommand) -> Option<String> {
+    /// What `make` would run from makefile text this line gives it: the recipe lines
+    /// (tab-indented, `@` / `-` prefixes dropped) and every `$(shell …)` of the makefile it
+    /// reads (`-f FILE` this line wrote or a lone `<(…)`, else the `GNUmakefile`, `makefile`
+    /// or `Makefile` this line wrote) and of its `--eval` / `-E` texts, with make's `$(NAME)`
+    /// read as the shell's `${NAME}` and `$$` as `$`; dynamic if the makefile was.
+    fn written_makefile(&self, c: &SimpleCommand) -> Option<(String, bool)> {
         let cwd = c.cwd.as_deref();
         // a dry run, or a makefile in another directory, runs nothing this line wrote here
         let elsewhere_or_dry = c.args.iter().any(|a| {
@@ -1166,45 +1169,82 @@ impl Walker<'_> {
                 || (t.len() > 2
                     && t.starts_with('-')
                     && !t.starts_with("--")
+                    && !t.starts_with("-E")
                     && t[1..].contains(['n', 'C']))
         });
         if elsewhere_or_dry {
             return None;
         }
         let mut named = None;
+        let mut evals: Vec<&Arg> = Vec::new();
         let mut k = 0;
         while k < c.args.len() {
-            let t = c.args[k].text.as_str();
+            let a = &c.args[k];
+            let t = a.text.as_str();
             if t == "-f" || t == "--file" || t == "--makefile" {
-                named = c.args.get(k + 1).map(|a| a.text.clone());
-                break;
+                named = named.or(c.args.get(k + 1));
+                k += 2;
+                continue;
             }
-            if let Some(f) = t
-                .strip_prefix("--file=")
-                .or_else(|| t.strip_prefix("--makefile="))
+            if t == "-E" || t == "--eval" {
+                evals.extend(c.args.get(k + 1));
+                k += 2;
+                continue;
+            }
+            if let Some(e) = t.strip_prefix("--eval=").or_else(|| t.strip_prefix("-E")) {
+                if !e.is_empty() {
+                    evals.push(a);
+                }
+            } else if t.starts_with("--file=")
+                || t.starts_with("--makefile=")
+                || t.len() > 2 && t.starts_with("-f")
             {
-                named = Some(f.to_string());
-                break;
-            }
-            if let Some(f) = t.strip_prefix("-f").filter(|f| !f.is_empty()) {
-                named = Some(f.to_string());
-                break;
+                named = named.or(Some(a));
             }
             k += 1;
         }
-        let text = match named {
-            Some(f) => self.written_path(&f, cwd)?,
+        let file = match named {
+            Some(a) => {
+                let f = a.text.as_str();
+                let f = f
+                    .strip_prefix("--file=")
+                    .or_else(|| f.strip_prefix("--makefile="))
+                    .or_else(|| f.strip_prefix("-f"))
+                    .unwrap_or(f);
+                match f {
+                    "/dev/fd/63" => self.script_file(a, &c.args),
+                    _ => self.written_path(f, cwd).map(|t| (t, false)),
+                }
+            }
             None => ["GNUmakefile", "makefile", "Makefile"]
                 .iter()
-                .find_map(|f| self.written_path(f, cwd))?,
+                .find_map(|f| self.written_path(f, cwd))
+                .map(|t| (t, false)),
         };
-        let recipes: Vec<&str> = text
+        let mut text = String::new();
+        let mut dynamic = false;
+        if let Some((t, d)) = file {
+            text = t;
+            dynamic = d;
+        }
+        for e in evals {
+            let t = e.text.as_str();
+            let t = t
+                .strip_prefix("--eval=")
+                .or_else(|| t.strip_prefix("-E"))
+                .filter(|t| !t.is_empty())
+                .unwrap_or(t);
+            text.push('\n');
+            text.push_str(t);
+            dynamic |= e.dynamic;
+        }
+        let mut runs: Vec<&str> = text
             .lines()
             .filter_map(|l| l.strip_prefix('\t'))
             .map(|l| l.trim_start_matches(['@', '-', '+']))
             .collect();
-        // make reads `$$` as the shell's `$`
-        (!recipes.is_empty()).then(|| recipes.join("\n").replace("$$", "$"))
+        runs.extend(make_shell_calls(&text));
+        (!runs.is_empty()).then(|| (make_vars_to_shell(&runs.join("\n")), dynamic))
     }
 
     /// What a task runner or package tool runs from a file this line wrote in the command's
@@ -2610,10 +2650,10 @@ impl Walker<'_> {
                     }
                     // a Makefile this line wrote: its recipe lines are what `make` runs
                     "make" | "gmake" => match self.written_makefile(c) {
-                        Some(text) => Act::Script {
+                        Some((text, dynamic)) => Act::Script {
                             pos: None,
                             text,
-                            dynamic: false,
+                            dynamic,
                             label: "make".into(),
                             remote: false,
                         },
@@ -2659,41 +2699,6 @@ impl Walker<'_> {
                             label: "eval".into(),
                             remote: false,
                         }
-                    }
-                    // `vim -c '!cmd'`, `+'!cmd'`, `--cmd '!cmd'`: an editor's ex commands run
-                    // their `!` part in a shell
-                    "vim" | "vi" | "nvim" | "ex" | "view" | "vimdiff" | "gvim" => {
-                        let mut text = String::new();
-                        let mut dynamic = false;
-                        let mut k = 0;
-                        while k < args.len() {
-                            let t = args[k].text.as_str();
-                            let ex = match t {
-                                "-c" | "--cmd" => {
-                                    k += 1;
-                                    args.get(k)
-                                }
-                                _ if t.starts_with('+') => Some(&args[k]),
-                                _ => None,
-                            };
-                            // `:!cmd`, `:silent !cmd`, `:silent! !cmd`
-                            let blank = [':', ' ', '\t'];
-                            let shell = ex.and_then(|a| {
-                                let cmd = a.text.trim_start_matches('+').trim_start_matches(blank);
-                                let cmd = match cmd.strip_prefix("silent") {
-                                    Some(c) => c.strip_prefix('!').unwrap_or(c).trim_start(),
-                                    None => cmd,
-                                };
-                                Some((cmd.strip_prefix('!')?, a.dynamic))
-                            });
-                            if let Some((sh, d)) = shell {
-                                text.push_str(sh);
-                                text.push('\n');
-                                dynamic |= d;
-                            }
-                            k += 1;
-                        }
-                        script(text, dynamic, format!("{p} -c"))
                     }
                     // GNU tar runs a command for these options
                     "tar" | "gtar" => {
@@ -2753,7 +2758,29 @@ impl Walker<'_> {
                     }
                     "ssh" => {
                         let j = skip_opts(args, 0, b"BbcDEeFIiJLlmOoPpQRSWw", &[]);
-                        if j + 1 < args.len() {
+                        // `-o ProxyCommand=CMD` / `-o LocalCommand=CMD`: CMD runs here
+                        let local =
+                            args[..j.min(args.len())]
+                                .iter()
+                                .enumerate()
+                                .find_map(|(k, a)| {
+                                    let o = match a.text.as_str() {
+                                        "-o" => args.get(k + 1)?,
+                                        t if t.starts_with("-o") => a,
+                                        _ => return None,
+                                    };
+                                    let t =
+                                        o.text.strip_prefix("-o").unwrap_or(&o.text).trim_start();
+                                    let (key, cmd) = t.split_once(['=', ' ', '\t'])?;
+                                    (key.eq_ignore_ascii_case("proxycommand")
+                                        || key.eq_ignore_ascii_case("localcommand"))
+                                    .then(|| {
+                                        (cmd.trim_start_matches(['=', ' ']).to_string(), o.dynamic)
+                                    })
+                                });
+                        if let Some((text, dynamic)) = local {
+                            script(text, dynamic, "ssh -o ProxyCommand".into())
+                        } else if j + 1 < args.len() {
                             let (text, dynamic) = join(&args[j + 1..]);
                             Act::Script {
                                 pos: None,
@@ -2829,6 +2856,38 @@ impl Walker<'_> {
                             body.map(|b| (b.to_string(), a.dynamic))
                         }));
                         script(text, dynamic, format!("{p} shell command"))
+                    }
+                    // an editor's startup commands: Vim's `-c CMD` / `--cmd CMD` / `+CMD`
+                    // (`!…`, `call system("…")`, `lua …`, `py3 …`), Emacs's `--eval EXPR`
+                    // (`shell-command`, `delete-directory`, `delete-file`)
+                    "vim" | "vi" | "nvim" | "gvim" | "ex" | "view" | "vimdiff" | "emacs"
+                    | "emacsclient" => editor_commands(p, args),
+                    // awk's `system("CMD")` with a literal CMD runs CMD in a shell (a computed
+                    // one is the rce.awk_system rule's)
+                    "awk" | "gawk" | "mawk" | "nawk" => {
+                        let (text, dynamic) = lines(args.iter().flat_map(|a| {
+                            awk_system_literals(&a.text)
+                                .into_iter()
+                                .map(move |t| (t, a.dynamic))
+                        }));
+                        script(text, dynamic, format!("{p} system()"))
+                    }
+                    // `npx -c CMD` / `npm exec -c CMD` (`--call`): CMD is a shell line
+                    "npx" | "npm" if p == "npx" || c.subcommand() == Some("exec") => {
+                        match args
+                            .iter()
+                            .enumerate()
+                            .find_map(|(k, a)| match a.text.as_str() {
+                                "-c" | "--call" => {
+                                    args.get(k + 1).map(|v| (v.text.clone(), v.dynamic))
+                                }
+                                t => t
+                                    .strip_prefix("--call=")
+                                    .map(|v| (v.to_string(), a.dynamic)),
+                            }) {
+                            Some((t, dynamic)) => script(t, dynamic, format!("{p} -c")),
+                            None => Act::None,
+                        }
                     }
                     "watch" => {
                         let j = skip_opts(args, 0, b"nq", &["interval", "equexit"]);
@@ -3528,6 +3587,11 @@ impl Walker<'_> {
             if t == "-" {
                 break;
             }
+            // `deno run [-A …] FILE | -`, `bun run FILE`: the subcommand, then as `node`
+            if matches!(c.program.as_str(), "deno" | "bun") && t == "run" && k == 0 {
+                k += 1;
+                continue;
+            }
             if c.program == "deno" && t == "eval" {
                 // `deno eval [-p | -q | --ext=ts | …] CODE`
                 body = c.args[k + 1..]
@@ -3667,6 +3731,12 @@ impl Walker<'_> {
                     });
                 }
                 Found::Sends => sends = true,
+                Found::ReadEnv => {
+                    let seg = vec![AW::lit("env".into(), false)];
+                    if let Some(n) = self.emit(seg, 0, Vec::new(), &mut c2, None, Some(&label)) {
+                        readers.push(n);
+                    }
+                }
                 Found::Read(p) => {
                     let seg = vec![AW::lit("cat".into(), false), AW::lit(p, false)];
                     if let Some(n) = self.emit(seg, 0, Vec::new(), &mut c2, None, Some(&label)) {
@@ -3982,6 +4052,227 @@ fn lines(lines: impl Iterator<Item = (String, bool)>) -> (String, bool) {
         out.0.push('\n');
         out.1 |= dynamic;
     }
+    out
+}
+
+/// What an editor's startup commands run (see the `vim` / `emacs` arm of
+/// `Walker::simple`): shell lines as one script, else a Lua or Python body.
+fn editor_commands(program: &str, args: &[Arg]) -> Act {
+    let emacs = program.starts_with("emacs");
+    let mut shell: Vec<(String, bool)> = Vec::new();
+    let mut body: Option<(Lang, String)> = None;
+    let mut k = 0;
+    while k < args.len() {
+        let (a, t) = (&args[k], args[k].text.as_str());
+        let value = if emacs {
+            match t {
+                "--eval" | "-eval" => args.get(k + 1).map(|v| v.text.as_str()),
+                _ => t
+                    .strip_prefix("--eval=")
+                    .or_else(|| t.strip_prefix("-eval=")),
+            }
+        } else {
+            match t {
+                "-c" | "--cmd" => args.get(k + 1).map(|v| v.text.as_str()),
+                _ => t
+                    .strip_prefix('+')
+                    .filter(|c| !c.is_empty() && !c.bytes().all(|b| b.is_ascii_digit())),
+            }
+        };
+        k += 1;
+        let Some(v) = value else { continue };
+        let dynamic = a.dynamic || args.get(k).is_some_and(|n| n.dynamic);
+        if emacs {
+            for (f, recursive) in [
+                ("(shell-command ", None),
+                ("(shell-command-to-string ", None),
+                ("(async-shell-command ", None),
+                ("(call-process-shell-command ", None),
+                ("(delete-directory ", Some(true)),
+                ("(delete-file ", Some(false)),
+            ] {
+                let mut rest = v;
+                while let Some(i) = rest.find(f) {
+                    rest = &rest[i + f.len()..];
+                    let Some((lit, after)) = quoted(rest.trim_start(), '"') else {
+                        shell.push((String::new(), true));
+                        continue;
+                    };
+                    match recursive {
+                        None => shell.push((lit, dynamic)),
+                        Some(false) => shell.push((format!("rm {}", shell_word(&lit)), dynamic)),
+                        // `(delete-directory DIR t)`: recursive
+                        Some(true) => {
+                            let flag = if after.trim_start().starts_with('t') {
+                                "-rf "
+                            } else {
+                                "-d "
+                            };
+                            shell.push((format!("rm {flag}{}", shell_word(&lit)), dynamic))
+                        }
+                    }
+                }
+            }
+            continue;
+        }
+        let mut c = v.trim_start().trim_start_matches(':').trim_start();
+        for p in ["silent!", "silent", "exe", "execute"] {
+            c = c.strip_prefix(p).map_or(c, str::trim_start);
+        }
+        if let Some(cmd) = c
+            .strip_prefix('!')
+            .or_else(|| c.strip_prefix("r !"))
+            .or_else(|| c.strip_prefix("read !"))
+            .or_else(|| c.strip_prefix("w !"))
+            .or_else(|| c.strip_prefix("write !"))
+        {
+            shell.push((cmd.to_string(), dynamic));
+        } else if let Some(call) = ["call system(", "call systemlist(", "call jobstart("]
+            .iter()
+            .find_map(|p| c.strip_prefix(p))
+        {
+            let q = call.trim_start();
+            match q
+                .chars()
+                .next()
+                .and_then(|ch| quoted(q, ch).filter(|_| ch == '"' || ch == '\''))
+            {
+                Some((lit, _)) => shell.push((lit, dynamic)),
+                None => shell.push((String::new(), true)),
+            }
+        } else if let Some(code) = c.strip_prefix("lua ") {
+            body.get_or_insert((Lang::Lua, code.to_string()));
+        } else if let Some(code) = ["py3 ", "python3 ", "py ", "python ", "pyx "]
+            .iter()
+            .find_map(|p| c.strip_prefix(p))
+        {
+            body.get_or_insert((Lang::Python, code.to_string()));
+        }
+    }
+    let label = match emacs {
+        true => format!("{program} --eval"),
+        false => format!("{program} -c"),
+    };
+    if !shell.is_empty() {
+        let dynamic = shell.iter().any(|(t, d)| *d || t.is_empty());
+        let (text, _) = lines(shell.into_iter().filter(|(t, _)| !t.is_empty()));
+        return Act::Script {
+            pos: None,
+            text,
+            dynamic,
+            label,
+            remote: false,
+        };
+    }
+    match body {
+        Some((lang, text)) => Act::Body { lang, text, label },
+        None => Act::None,
+    }
+}
+
+/// The string literal that `s` opens with `q` (`"…"` with `\"` and `\\` escapes, `'…'` as
+/// written) and the text after it; `None` if `s` does not open one or it does not close.
+fn quoted(s: &str, q: char) -> Option<(String, &str)> {
+    let body = s.strip_prefix(q)?;
+    let mut out = String::new();
+    let mut it = body.char_indices();
+    while let Some((i, ch)) = it.next() {
+        match ch {
+            '\\' if q == '"' => out.extend(it.next().map(|(_, e)| e)),
+            ch if ch == q => return Some((out, &body[i + 1..])),
+            ch => out.push(ch),
+        }
+    }
+    None
+}
+
+/// `p` as one shell word: as written if it has only path characters (a leading `~` kept
+/// expandable, as an editor expands it), else single-quoted.
+fn shell_word(p: &str) -> String {
+    if !p.is_empty()
+        && p.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./~+-@%,:".contains(&b))
+    {
+        p.to_string()
+    } else {
+        format!("'{}'", p.replace('\'', r"'\''"))
+    }
+}
+
+/// The literal commands of an awk program's `system("…")` calls (a call whose argument is
+/// not one string literal is left out).
+fn awk_system_literals(program: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = program;
+    while let Some(i) = rest.find("system(") {
+        rest = &rest[i + "system(".len()..];
+        if let Some((lit, after)) = quoted(rest.trim_start(), '"') {
+            if after.trim_start().starts_with(')') {
+                out.push(lit);
+            }
+        }
+    }
+    out
+}
+
+/// The commands of a makefile text's `$(shell …)` calls (parentheses balanced; one that
+/// does not close runs to the text's end).
+fn make_shell_calls(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("$(shell ") {
+        let body = &rest[i + "$(shell ".len()..];
+        let mut depth = 1usize;
+        let end = body
+            .char_indices()
+            .find(|&(_, ch)| {
+                match ch {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                depth == 0
+            })
+            .map_or(body.len(), |(k, _)| k);
+        out.push(&body[..end]);
+        rest = &body[end..];
+    }
+    out
+}
+
+/// Makefile command text read as the shell's: a make variable `$(NAME)` (which falls back
+/// to the environment's) as `${NAME}`, `$$` as `$`.
+fn make_vars_to_shell(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        if let Some(a) = after.strip_prefix('$') {
+            out.push('$');
+            rest = a;
+            continue;
+        }
+        let name = after.strip_prefix('(').and_then(|a| {
+            let n = a.find(')')?;
+            let name = &a[..n];
+            (!name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+                .then_some(name)
+        });
+        match name {
+            Some(n) => {
+                out.push_str("${");
+                out.push_str(n);
+                out.push('}');
+                rest = &after[n.len() + 2..];
+            }
+            None => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
     out
 }
 
