@@ -26,11 +26,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Validator names a redaction rule may use.
-pub const VALIDATORS: [&str; 13] = [
+pub const VALIDATORS: [&str; 14] = [
     "luhn",
     "iban",
     "ssn",
     "national_id",
+    "bsn",
     "github_crc32",
     "jwt",
     "secret_value",

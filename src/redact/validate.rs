@@ -21,12 +21,14 @@ pub enum Validator {
     /// US SSN: 9 digits; area not 000, 666 or 9xx; group not 00; serial not 0000.
     Ssn,
     /// A national identifier told by its shape, with its own check: Canadian SIN (9 digits,
-    /// Luhn, not starting 0 or 8) or Dutch BSN (9 digits, the 11-test), Brazilian CPF (11
+    /// Luhn, not starting 0 or 8), Brazilian CPF (11
     /// digits, two mod-11 check digits, not one repeated digit), UK National Insurance number
     /// (2 letters of the allowed prefixes, 6 digits, A–D), Spanish DNI / NIE (8 digits, or X /
     /// Y / Z and 7, then the mod-23 control letter), Indian Aadhaar (12 digits, not starting 0
     /// or 1, Verhoeff), French NIR (13 characters, `2A` / `2B` for Corsica, then the 97 key).
     NationalId,
+    /// Dutch citizen service number (BSN): 9 digits passing the 11-test, not all zeros.
+    Bsn,
     /// GitHub `gh?_` / `github_pat_` style token: the last 6 characters are the base62
     /// (`0-9A-Za-z`, zero-padded) CRC-32 (IEEE) of the 30 random characters between the
     /// `prefix_` and the checksum (the prefix itself is **not** covered).
@@ -85,6 +87,7 @@ impl Validator {
             "iban" => Validator::Iban,
             "ssn" => Validator::Ssn,
             "national_id" => Validator::NationalId,
+            "bsn" => Validator::Bsn,
             "github_crc32" | "github" | "crc32" => Validator::GithubCrc32,
             "jwt" => Validator::Jwt,
             "secret_value" => Validator::SecretValue,
@@ -105,6 +108,7 @@ impl Validator {
             Validator::Iban => "iban",
             Validator::Ssn => "ssn",
             Validator::NationalId => "national_id",
+            Validator::Bsn => "bsn",
             Validator::GithubCrc32 => "github_crc32",
             Validator::Jwt => "jwt",
             Validator::SecretValue => "secret_value",
@@ -123,7 +127,8 @@ impl Validator {
         matches!(self, Validator::SecretValue | Validator::HighEntropy)
     }
 
-    /// True for checksum validators (`luhn`, `iban`, `ssn`, `national_id`, `github_crc32`): a
+    /// True for checksum validators (`luhn`, `iban`, `ssn`, `national_id`, `bsn`,
+    /// `github_crc32`): a
     /// match that passes is self-certifying, one that fails is a look-alike.
     pub fn is_checksum(self) -> bool {
         matches!(
@@ -132,6 +137,7 @@ impl Validator {
                 | Validator::Iban
                 | Validator::Ssn
                 | Validator::NationalId
+                | Validator::Bsn
                 | Validator::GithubCrc32
         )
     }
@@ -150,6 +156,7 @@ impl Validator {
             Validator::Iban => iban_ok(s),
             Validator::Ssn => ssn_ok(s),
             Validator::NationalId => national_id_ok(s),
+            Validator::Bsn => bsn_ok(s),
             Validator::GithubCrc32 => github_crc32_ok(s),
             Validator::Jwt => jwt_ok(s),
             Validator::SecretValue => secret_value_ok(s),
@@ -319,12 +326,13 @@ fn store_reference(v: &str) -> bool {
             && !mount.contains('/')
             && path_bytes(p)
     });
+    // (a credential's ID is lower case: `AKIA…:/wJal…` is a key pair, not a reference)
     let systemd = v.split_once(":/").is_some_and(|(id, p)| {
         !id.is_empty()
             && id
                 .bytes()
-                .all(|c| is_ident_byte(c) || c == b'.' || c == b'-')
-            && !p.is_empty()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || b"_.-".contains(&c))
+            && p.contains('/')
             && path_bytes(p)
     });
     if kv2 || systemd {
@@ -1181,19 +1189,22 @@ pub fn iban_ok(s: &[u8]) -> bool {
 
 /// See [`Validator::NationalId`].
 pub fn national_id_ok(s: &[u8]) -> bool {
-    let chars: Vec<u8> = s.iter().copied().filter(|&b| !is_sep(b)).collect();
+    // (a Corsican NIR's `2a` / `2b` as written in lower case too)
+    let chars: Vec<u8> = s
+        .iter()
+        .filter(|&&b| !is_sep(b))
+        .map(u8::to_ascii_uppercase)
+        .collect();
     let digits = chars.iter().all(u8::is_ascii_digit);
     let d: Vec<u32> = chars
         .iter()
         .map(|&b| u32::from(b.wrapping_sub(b'0')))
         .collect();
     match chars.len() {
-        // Canadian SIN: Luhn over nine digits, 0 and 8 not issued; or a Dutch BSN: the 11-test
+        // Canadian SIN: Luhn over nine digits; 0 and 8 are not issued
         9 if digits => {
             let v: Vec<u8> = chars.iter().map(|&b| b - b'0').collect();
-            let bsn = (0..8).map(|i| d[i] * (9 - i as u32)).sum::<u32>() % 11 == d[8] % 11
-                && d[..8].iter().any(|&x| x != 0);
-            (v[0] != 0 && v[0] != 8 && luhn_digits_ok(&v)) || bsn
+            v[0] != 0 && v[0] != 8 && luhn_digits_ok(&v)
         }
         // Spanish DNI (8 digits) or NIE (X / Y / Z, 7 digits): the mod-23 control letter
         9 if chars[1..8].iter().all(u8::is_ascii_digit)
@@ -1266,6 +1277,19 @@ pub fn national_id_ok(s: &[u8]) -> bool {
         }
         _ => false,
     }
+}
+
+/// See [`Validator::Bsn`].
+pub fn bsn_ok(s: &[u8]) -> bool {
+    let d: Vec<u32> = s
+        .iter()
+        .filter(|&&b| !is_sep(b))
+        .map(|&b| u32::from(b.wrapping_sub(b'0')))
+        .collect();
+    d.len() == 9
+        && d.iter().all(|&x| x < 10)
+        && d[..8].iter().any(|&x| x != 0)
+        && (0..8).map(|i| d[i] * (9 - i as u32)).sum::<u32>() % 11 == d[8]
 }
 
 /// The Verhoeff check over `d` (its last digit the check digit).
@@ -1692,9 +1716,12 @@ mod tests {
         assert!(!national_id_ok(b"GB123456A"));
         assert!(!national_id_ok(b"AB123456E"));
         assert!(!national_id_ok(b"DA123456A"));
-        // Dutch BSN (11-test), Spanish DNI / NIE (control letter), Aadhaar (Verhoeff), NIR
-        assert!(national_id_ok(b"111222333"));
-        assert!(!national_id_ok(b"111222334"));
+        // Dutch BSN (its own validator, the 11-test), Spanish DNI / NIE (control letter),
+        // Aadhaar (Verhoeff), NIR (a Corsican 2A / 2b in either case)
+        assert!(bsn_ok(b"111222333"));
+        assert!(bsn_ok(b"1112.22.333"));
+        assert!(!bsn_ok(b"111222334"));
+        assert!(!national_id_ok(b"111222333"));
         assert!(national_id_ok(b"12345678Z"));
         assert!(!national_id_ok(b"12345678A"));
         assert!(national_id_ok(b"X1234567L"));
@@ -1704,6 +1731,9 @@ mod tests {
         assert!(!national_id_ok(b"1345 6789 0124"));
         assert!(national_id_ok(b"1 55 08 78 044 123 42"));
         assert!(!national_id_ok(b"1 55 08 78 044 123 43"));
+        assert!(national_id_ok(b"2 69 05 2A 341 732 62"));
+        assert!(national_id_ok(b"2 69 05 2a 341 732 62"));
+        assert!(!national_id_ok(b"2 69 05 2B 341 732 62"));
     }
 
     #[test]

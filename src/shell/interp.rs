@@ -417,15 +417,28 @@ fn int_literal(t: &[Tok]) -> Option<String> {
     s.bytes().any(|b| b.is_ascii_digit()).then_some(s)
 }
 
-/// `s` reads as one SQL statement: its first word is a statement's verb.
+/// `s` reads as SQL: one of its `;`-separated statements, after `--` / `/* */` comments,
+/// starts with a statement's verb (`BEGIN; DROP TABLE x`, `-- cleanup\nTRUNCATE t`).
 fn is_sql(s: &str) -> bool {
-    let w = s.trim_start().split([' ', '\t', '\n']).next().unwrap_or("");
-    [
-        "DROP", "TRUNCATE", "DELETE", "ALTER", "UPDATE", "INSERT", "CREATE", "GRANT", "REVOKE",
-        "SELECT", "WITH", "MERGE",
-    ]
-    .iter()
-    .any(|v| w.eq_ignore_ascii_case(v))
+    s.split(';').any(|st| {
+        let mut t = st.trim_start();
+        loop {
+            if let Some(r) = t.strip_prefix("--") {
+                t = r.split_once('\n').map_or("", |(_, r)| r).trim_start();
+            } else if let Some(r) = t.strip_prefix("/*") {
+                t = r.split_once("*/").map_or("", |(_, r)| r).trim_start();
+            } else {
+                break;
+            }
+        }
+        let w = t.split([' ', '\t', '\n', '\r']).next().unwrap_or("");
+        [
+            "DROP", "TRUNCATE", "DELETE", "ALTER", "UPDATE", "INSERT", "CREATE", "GRANT", "REVOKE",
+            "SELECT", "WITH", "MERGE", "EXPLAIN", "REPLACE",
+        ]
+        .iter()
+        .any(|v| w.eq_ignore_ascii_case(v))
+    })
 }
 
 /// A lookup of an environment variable by name (`os.environ[…]`, `getenv(…)`, `$ENV{…}`).
@@ -688,7 +701,8 @@ impl Scan<'_> {
     /// (`os.kill(-1, 9)` is `kill -9 -1`).
     /// A mode change (`os.chmod(p, 0o4755)`, `fs.chmodSync(p, 0o777)`, `File.chmod(04755, p)`,
     /// Perl's `chmod 04755, $p`, PHP's `chmod($p, 0777)`) as the `chmod MODE PATH` it amounts
-    /// to (octal; `u+s` for a mode naming `S_ISUID`; `…` for a mode or path not literal).
+    /// to (octal; `u+s` / `g+s` for a mode naming `S_ISUID` / `S_ISGID`; a mode or path
+    /// that is not literal is a dynamic word).
     fn chmod(&self, lang: Lang, full: &str, args: &[(usize, usize)]) -> Option<Found> {
         let mode_first = match (lang, full) {
             (Lang::Python, "os.chmod" | "os.lchmod")
@@ -710,16 +724,22 @@ impl Scan<'_> {
                 _ => String::new(),
             })
             .collect();
-        let mode = if text.contains("S_ISUID") || text.contains("S_ISGID") {
-            Some("u+s".to_string())
-        } else if let Some(o) = text.strip_prefix("0o").or_else(|| text.strip_prefix("0O")) {
+        let octal = |o: &str| {
             o.bytes()
                 .all(|b| (b'0'..=b'7').contains(&b))
                 .then(|| o.to_string())
+        };
+        let mode = if text.contains("S_ISUID") {
+            Some("u+s".to_string())
+        } else if text.contains("S_ISGID") {
+            Some("g+s".to_string())
+        } else if let Some(o) = text.strip_prefix("0o").or_else(|| text.strip_prefix("0O")) {
+            octal(o)
         } else if text.bytes().all(|b| b.is_ascii_digit()) && !text.is_empty() {
-            match text.starts_with('0') || lang != Lang::Python {
-                true => Some(text.clone()),
-                // Python reads a plain number as decimal
+            match text.starts_with('0') && lang != Lang::Python {
+                // `04755` (Perl, Ruby, PHP, Node's legacy octal)
+                true => octal(&text),
+                // a plain number is decimal (`493` is 0o755)
                 false => text.parse::<u32>().ok().map(|n| format!("{n:o}")),
             }
         } else {
@@ -729,11 +749,8 @@ impl Scan<'_> {
             Val::Str(s) => Some(s),
             _ => None,
         };
-        Some(Found::Argv(vec![
-            Some("chmod".into()),
-            Some(mode.unwrap_or_else(|| "…".into())),
-            Some(path.unwrap_or_else(|| "…".into())),
-        ]))
+        // (an unknown mode or path is a dynamic word, as `chmod $M $P` would be)
+        Some(Found::Argv(vec![Some("chmod".into()), mode, path]))
     }
 
     fn kill(
@@ -1171,7 +1188,11 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
         .any(|t| matches!(t, Tok::Str(s, _) if matches!(s.as_str(), "open-uri" | "net/http" | "http" | "https" | "node-fetch" | "axios" | "http.client")))
         || has(&["HTTPSConnection", "HTTPConnection", "http.client", "post", "put"])
         // LWP::Simple's `get(URL)` (the module loaded by `perl -MLWP::Simple`)
-        || (lang == Lang::Perl && has(&["get", "getprint"]));
+        || (lang == Lang::Perl
+            && toks.iter().enumerate().any(|(k, t)| {
+                matches!(t, Tok::Id(g) if g == "get" || g == "getprint")
+                    && (k == 0 || toks[k - 1] != Tok::P('>'))
+            }));
     // a connection to a bare host (`HTTPSConnection('203.0.113.1')`, `IO::Socket::INET->new("h:443")`)
     let connects = has(&[
         "HTTPSConnection",
@@ -1461,7 +1482,11 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                     // (the lexer drops the `.` of a method called on an expression: `f().x(`)
                     let method =
                         full.contains('.') || k > 0 && matches!(toks[k - 1], Tok::P(')' | ']'));
+                    // (not a shell call: `child_process.exec('truncate -s 0 f')`; Ruby's
+                    // `conn.exec(…)` is a driver's)
                     if method
+                        && !(shell_fn && lang != Lang::Ruby)
+                        && !argv_fn
                         && matches!(
                             name,
                             "execute" | "executescript" | "executemany" | "query" | "exec" | "raw"
@@ -1699,7 +1724,7 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
             .any(|t| matches!(t, Tok::Str(s, _) if s.eq_ignore_ascii_case("post") || s.eq_ignore_ascii_case("put")))
         || file_get_contents_query(&toks)
         || (fetching && url_carries_data(&toks));
-    if fetching && reads_whole_env(&toks) {
+    if fetching && reads_whole_env(lang, &toks) {
         out.push(Found::ReadEnv);
     }
     if sends
@@ -1715,21 +1740,34 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
 /// The body reads the whole environment (`dict(os.environ)`, `os.environ.copy()`,
 /// `JSON.stringify(process.env)`, `Deno.env.toObject()`, `ENV.to_h`, Perl's `%ENV`, PHP's
 /// `getenv()` / `$_ENV`), not one variable of it (`os.environ['HOME']`, `process.env.PORT`).
-fn reads_whole_env(t: &[Tok]) -> bool {
+fn reads_whole_env(lang: Lang, t: &[Tok]) -> bool {
     t.iter().enumerate().any(|(k, tok)| {
         let next = t.get(k + 1);
-        match tok {
-            Tok::Id(id) => match id.as_str() {
-                "os.environ" | "process.env" | "$_ENV" | "ENV" => {
-                    !matches!(next, Some(Tok::P('[' | '{' | '(')))
-                }
-                "os.environ.copy" | "os.environ.items" | "Deno.env.toObject" | "ENV.to_h"
-                | "ENV.to_a" | "ENV.to_hash" | "ENV.inspect" => true,
+        let whole = |n: Option<&Tok>| !matches!(n, Some(Tok::P('[' | '{' | '(')));
+        match (lang, tok) {
+            (Lang::Python, Tok::Id(id)) => match id.as_str() {
+                "os.environ" | "environ" => whole(next),
+                "os.environ.copy" | "os.environ.items" | "os.environ.values" => true,
+                _ => false,
+            },
+            (Lang::Node, Tok::Id(id)) => match id.as_str() {
+                "process.env" | "Bun.env" => whole(next),
+                "Deno.env.toObject" => true,
+                _ => false,
+            },
+            (Lang::Ruby, Tok::Id(id)) => match id.as_str() {
+                "ENV" => whole(next),
+                "ENV.to_h" | "ENV.to_a" | "ENV.to_hash" | "ENV.inspect" | "ENV.map"
+                | "ENV.each" | "ENV.select" => true,
+                _ => false,
+            },
+            (Lang::Php, Tok::Id(id)) => match id.as_str() {
+                "$_ENV" | "$_SERVER" => whole(next),
                 "getenv" => matches!((next, t.get(k + 2)), (Some(Tok::P('(')), Some(Tok::P(')')))),
                 _ => false,
             },
             // Perl's `%ENV` (not `$ENV{X}`)
-            Tok::P('%') => {
+            (Lang::Perl, Tok::P('%')) => {
                 matches!(next, Some(Tok::Id(e)) if e == "ENV")
                     && !matches!(t.get(k + 2), Some(Tok::P('{')))
             }

@@ -1153,10 +1153,17 @@ impl Walker<'_> {
     /// read as the shell's `${NAME}` and `$$` as `$`; dynamic if the makefile was.
     fn written_makefile(&self, c: &SimpleCommand) -> Option<(String, bool)> {
         let cwd = c.cwd.as_deref();
-        // a dry run, or a makefile in another directory, runs nothing this line wrote here
-        let elsewhere_or_dry = c.args.iter().any(|a| {
-            let t = a.text.as_str();
-            matches!(
+        // a dry run, or a makefile in another directory, runs no recipe this line wrote
+        // here; `--eval` text and every `$(shell …)` are still read and run when make parses
+        let mut elsewhere_or_dry = false;
+        let mut k = 0;
+        while k < c.args.len() {
+            let t = c.args[k].text.as_str();
+            if matches!(t, "-E" | "--eval" | "-f" | "--file" | "--makefile") {
+                k += 2;
+                continue;
+            }
+            elsewhere_or_dry |= matches!(
                 t,
                 "-n" | "--dry-run"
                     | "--just-print"
@@ -1170,10 +1177,9 @@ impl Walker<'_> {
                     && t.starts_with('-')
                     && !t.starts_with("--")
                     && !t.starts_with("-E")
-                    && t[1..].contains(['n', 'C']))
-        });
-        if elsewhere_or_dry {
-            return None;
+                    && !t.starts_with("-f")
+                    && t[1..].contains(['n', 'C']));
+            k += 1;
         }
         let mut named = None;
         let mut evals: Vec<&Arg> = Vec::new();
@@ -1203,7 +1209,7 @@ impl Walker<'_> {
             }
             k += 1;
         }
-        let file = match named {
+        let file = match named.filter(|_| !elsewhere_or_dry) {
             Some(a) => {
                 let f = a.text.as_str();
                 let f = f
@@ -1216,6 +1222,7 @@ impl Walker<'_> {
                     _ => self.written_path(f, cwd).map(|t| (t, false)),
                 }
             }
+            None if elsewhere_or_dry => None,
             None => ["GNUmakefile", "makefile", "Makefile"]
                 .iter()
                 .find_map(|f| self.written_path(f, cwd))
@@ -1238,13 +1245,16 @@ impl Walker<'_> {
             text.push_str(t);
             dynamic |= e.dynamic;
         }
-        let mut runs: Vec<&str> = text
-            .lines()
-            .filter_map(|l| l.strip_prefix('\t'))
-            .map(|l| l.trim_start_matches(['@', '-', '+']))
-            .collect();
+        let mut runs: Vec<&str> = match elsewhere_or_dry {
+            true => Vec::new(),
+            false => text
+                .lines()
+                .filter_map(|l| l.strip_prefix('\t'))
+                .map(|l| l.trim_start_matches(['@', '-', '+']))
+                .collect(),
+        };
         runs.extend(make_shell_calls(&text));
-        (!runs.is_empty()).then(|| (make_vars_to_shell(&runs.join("\n")), dynamic))
+        (!runs.is_empty()).then(|| (make_vars_to_shell(&runs.join("\n"), &text), dynamic))
     }
 
     /// What a task runner or package tool runs from a file this line wrote in the command's
@@ -2778,8 +2788,19 @@ impl Walker<'_> {
                                         (cmd.trim_start_matches(['=', ' ']).to_string(), o.dynamic)
                                     })
                                 });
+                        // (`ProxyCommand=none` runs nothing; with a remote command both are
+                        // read, the remote one as if here, as always)
+                        let local = local.filter(|(t, _)| !t.trim().eq_ignore_ascii_case("none"));
                         if let Some((text, dynamic)) = local {
-                            script(text, dynamic, "ssh -o ProxyCommand".into())
+                            let (more, more_dynamic) = match args.get(j + 1..) {
+                                Some(rest) if !rest.is_empty() => join(rest),
+                                _ => (String::new(), false),
+                            };
+                            script(
+                                format!("{text}\n{more}"),
+                                dynamic || more_dynamic,
+                                "ssh -o ProxyCommand".into(),
+                            )
                         } else if j + 1 < args.len() {
                             let (text, dynamic) = join(&args[j + 1..]);
                             Act::Script {
@@ -2872,19 +2893,31 @@ impl Walker<'_> {
                         }));
                         script(text, dynamic, format!("{p} system()"))
                     }
-                    // `npx -c CMD` / `npm exec -c CMD` (`--call`): CMD is a shell line
-                    "npx" | "npm" if p == "npx" || c.subcommand() == Some("exec") => {
-                        match args
-                            .iter()
-                            .enumerate()
-                            .find_map(|(k, a)| match a.text.as_str() {
+                    // `npx -c CMD` / `npm exec -c CMD` / `pnpm exec|dlx -c CMD` (`--call`): CMD
+                    // is a shell line; options after the package name are the package's
+                    "npx" | "npm" | "pnpm"
+                        if p == "npx" || matches!(c.subcommand(), Some("exec" | "x" | "dlx")) =>
+                    {
+                        let from = usize::from(p != "npx");
+                        let mut found = None;
+                        let mut k = from;
+                        while let Some(a) = args.get(k) {
+                            match a.text.as_str() {
                                 "-c" | "--call" => {
-                                    args.get(k + 1).map(|v| (v.text.clone(), v.dynamic))
+                                    found = args.get(k + 1).map(|v| (v.text.clone(), v.dynamic));
+                                    break;
                                 }
-                                t => t
-                                    .strip_prefix("--call=")
-                                    .map(|v| (v.to_string(), a.dynamic)),
-                            }) {
+                                t if t.starts_with("--call=") => {
+                                    found = Some((t["--call=".len()..].to_string(), a.dynamic));
+                                    break;
+                                }
+                                // an option's value (`-p pkg`, `--package pkg`)
+                                "-p" | "--package" => k += 2,
+                                t if t.starts_with('-') => k += 1,
+                                _ => break,
+                            }
+                        }
+                        match found {
                             Some((t, dynamic)) => script(t, dynamic, format!("{p} -c")),
                             None => Act::None,
                         }
@@ -4056,157 +4089,237 @@ fn lines(lines: impl Iterator<Item = (String, bool)>) -> (String, bool) {
 }
 
 /// What an editor's startup commands run (see the `vim` / `emacs` arm of
-/// `Walker::simple`): shell lines as one script, else a Lua or Python body.
+/// `Walker::simple`), as one script: shell lines, and a Lua or Python body as the `lua -e` /
+/// `python3 -c` line that runs it. A command that runs something this reader does not
+/// follow (other Vimscript or Lisp that starts a process or deletes, a string with an escape)
+/// makes the script dynamic.
 fn editor_commands(program: &str, args: &[Arg]) -> Act {
     let emacs = program.starts_with("emacs");
-    let mut shell: Vec<(String, bool)> = Vec::new();
-    let mut body: Option<(Lang, String)> = None;
+    let mut shell: Vec<String> = Vec::new();
+    let mut dynamic = false;
     let mut k = 0;
     while k < args.len() {
         let (a, t) = (&args[k], args[k].text.as_str());
-        let value = if emacs {
-            match t {
-                "--eval" | "-eval" => args.get(k + 1).map(|v| v.text.as_str()),
-                _ => t
-                    .strip_prefix("--eval=")
-                    .or_else(|| t.strip_prefix("-eval=")),
+        let value = match emacs {
+            true => match t {
+                "--eval" | "-eval" | "-e" => args.get(k + 1),
+                _ => None,
             }
-        } else {
-            match t {
-                "-c" | "--cmd" => args.get(k + 1).map(|v| v.text.as_str()),
+            .map(|v| (v.text.as_str(), v.dynamic))
+            .or_else(|| {
+                t.strip_prefix("--eval=")
+                    .or_else(|| t.strip_prefix("-eval="))
+                    .map(|v| (v, a.dynamic))
+            }),
+            false => match t {
+                "-c" | "--cmd" => args.get(k + 1).map(|v| (v.text.as_str(), v.dynamic)),
                 _ => t
                     .strip_prefix('+')
-                    .filter(|c| !c.is_empty() && !c.bytes().all(|b| b.is_ascii_digit())),
-            }
+                    .filter(|c| !c.is_empty() && !c.bytes().all(|b| b.is_ascii_digit()))
+                    .map(|c| (c, a.dynamic)),
+            },
         };
         k += 1;
-        let Some(v) = value else { continue };
-        let dynamic = a.dynamic || args.get(k).is_some_and(|n| n.dynamic);
-        if emacs {
-            for (f, recursive) in [
-                ("(shell-command ", None),
-                ("(shell-command-to-string ", None),
-                ("(async-shell-command ", None),
-                ("(call-process-shell-command ", None),
-                ("(delete-directory ", Some(true)),
-                ("(delete-file ", Some(false)),
-            ] {
-                let mut rest = v;
-                while let Some(i) = rest.find(f) {
-                    rest = &rest[i + f.len()..];
-                    let Some((lit, after)) = quoted(rest.trim_start(), '"') else {
-                        shell.push((String::new(), true));
-                        continue;
-                    };
-                    match recursive {
-                        None => shell.push((lit, dynamic)),
-                        Some(false) => shell.push((format!("rm {}", shell_word(&lit)), dynamic)),
-                        // `(delete-directory DIR t)`: recursive
-                        Some(true) => {
-                            let flag = if after.trim_start().starts_with('t') {
-                                "-rf "
-                            } else {
-                                "-d "
-                            };
-                            shell.push((format!("rm {flag}{}", shell_word(&lit)), dynamic))
-                        }
-                    }
-                }
-            }
-            continue;
-        }
-        let mut c = v.trim_start().trim_start_matches(':').trim_start();
-        for p in ["silent!", "silent", "exe", "execute"] {
-            c = c.strip_prefix(p).map_or(c, str::trim_start);
-        }
-        if let Some(cmd) = c
-            .strip_prefix('!')
-            .or_else(|| c.strip_prefix("r !"))
-            .or_else(|| c.strip_prefix("read !"))
-            .or_else(|| c.strip_prefix("w !"))
-            .or_else(|| c.strip_prefix("write !"))
-        {
-            shell.push((cmd.to_string(), dynamic));
-        } else if let Some(call) = ["call system(", "call systemlist(", "call jobstart("]
-            .iter()
-            .find_map(|p| c.strip_prefix(p))
-        {
-            let q = call.trim_start();
-            match q
-                .chars()
-                .next()
-                .and_then(|ch| quoted(q, ch).filter(|_| ch == '"' || ch == '\''))
-            {
-                Some((lit, _)) => shell.push((lit, dynamic)),
-                None => shell.push((String::new(), true)),
-            }
-        } else if let Some(code) = c.strip_prefix("lua ") {
-            body.get_or_insert((Lang::Lua, code.to_string()));
-        } else if let Some(code) = ["py3 ", "python3 ", "py ", "python ", "pyx "]
-            .iter()
-            .find_map(|p| c.strip_prefix(p))
-        {
-            body.get_or_insert((Lang::Python, code.to_string()));
-        }
+        let Some((v, d)) = value else { continue };
+        dynamic |= d;
+        let ok = match emacs {
+            true => emacs_eval(v, &mut shell),
+            false => vim_command(v, &mut shell),
+        };
+        dynamic |= !ok;
+    }
+    if shell.is_empty() && !dynamic {
+        return Act::None;
     }
     let label = match emacs {
         true => format!("{program} --eval"),
         false => format!("{program} -c"),
     };
-    if !shell.is_empty() {
-        let dynamic = shell.iter().any(|(t, d)| *d || t.is_empty());
-        let (text, _) = lines(shell.into_iter().filter(|(t, _)| !t.is_empty()));
-        return Act::Script {
-            pos: None,
-            text,
-            dynamic,
-            label,
-            remote: false,
-        };
-    }
-    match body {
-        Some((lang, text)) => Act::Body { lang, text, label },
-        None => Act::None,
+    Act::Script {
+        pos: None,
+        text: shell.join("\n"),
+        dynamic,
+        label,
+        remote: false,
     }
 }
 
-/// The string literal that `s` opens with `q` (`"…"` with `\"` and `\\` escapes, `'…'` as
-/// written) and the text after it; `None` if `s` does not open one or it does not close.
-fn quoted(s: &str, q: char) -> Option<(String, &str)> {
-    let body = s.strip_prefix(q)?;
-    let mut out = String::new();
-    let mut it = body.char_indices();
-    while let Some((i, ch)) = it.next() {
-        match ch {
-            '\\' if q == '"' => out.extend(it.next().map(|(_, e)| e)),
-            ch if ch == q => return Some((out, &body[i + 1..])),
-            ch => out.push(ch),
+/// One Vim startup command (`-c` / `--cmd` / `+`): its shell line or body onto `out`; false
+/// if it may run something not read here.
+fn vim_command(v: &str, out: &mut Vec<String>) -> bool {
+    let mut c = v.trim_start().trim_start_matches(':').trim_start();
+    for p in ["silent!", "silent", "execute", "exe"] {
+        c = c.strip_prefix(p).map_or(c, str::trim_start);
+    }
+    // `exe "!…"`: a literal without escapes is the command
+    let unquoted;
+    if c.starts_with(['"', '\'']) {
+        match quoted_plain(c) {
+            Some((lit, rest)) if rest.trim().is_empty() => {
+                unquoted = lit;
+                c = unquoted.as_str();
+            }
+            _ => return false,
         }
     }
-    None
+    for p in [
+        "!", "r !", "r!", "read !", "read!", "w !", "w!", "write !", "write!",
+    ] {
+        if let Some(cmd) = c.strip_prefix(p) {
+            out.push(cmd.to_string());
+            return true;
+        }
+    }
+    for p in ["call system(", "call systemlist(", "call jobstart("] {
+        if let Some(call) = c.strip_prefix(p) {
+            return match quoted_plain(call.trim_start()) {
+                Some((lit, rest)) if rest.trim_start().starts_with(')') => {
+                    out.push(lit);
+                    true
+                }
+                _ => false,
+            };
+        }
+    }
+    if let Some(code) = c.strip_prefix("lua ") {
+        out.push(format!("lua -e {}", single_quoted(code)));
+        return true;
+    }
+    for p in ["py3 ", "python3 ", "py ", "python ", "pyx "] {
+        if let Some(code) = c.strip_prefix(p) {
+            out.push(format!("python3 -c {}", single_quoted(code)));
+            return true;
+        }
+    }
+    // anything else that may start a process or delete is not followed; `q!` / `wq!` /
+    // `normal! …` are not that
+    let bang = c
+        .char_indices()
+        .any(|(i, ch)| ch == '!' && c[i + 1..].starts_with(|n: char| !n.is_whitespace()));
+    !(bang
+        || [
+            "system(",
+            "systemlist(",
+            "delete(",
+            "jobstart(",
+            "termopen",
+            "term ",
+            "vim.fn",
+            "vim.system",
+            "os.execute",
+            "io.popen",
+            "|",
+        ]
+        .iter()
+        .any(|w| c.contains(w)))
 }
 
-/// `p` as one shell word: as written if it has only path characters (a leading `~` kept
-/// expandable, as an editor expands it), else single-quoted.
+/// One Emacs `--eval` expression: the commands of its `shell-command` family and its
+/// deletes onto `out`; false if it may run something not read here.
+fn emacs_eval(v: &str, out: &mut Vec<String>) -> bool {
+    let mut ok = true;
+    for (f, kind) in [
+        ("shell-command", 's'),
+        ("shell-command-to-string", 's'),
+        ("async-shell-command", 's'),
+        ("call-process-shell-command", 's'),
+        ("start-process-shell-command", 'd'),
+        ("call-process", 'd'),
+        ("start-process", 'd'),
+        ("process-lines", 'd'),
+        ("make-process", 'd'),
+        ("delete-directory", 'r'),
+        ("delete-file", 'f'),
+    ] {
+        let mut rest = v;
+        while let Some(i) = rest.find(f) {
+            let before = rest[..i].trim_end();
+            rest = &rest[i + f.len()..];
+            // the name itself, called: `(name`, then a blank or a string
+            if !before.ends_with('(') || !rest.starts_with(|c: char| c.is_whitespace() || c == '"')
+            {
+                continue;
+            }
+            if kind == 'd' {
+                ok = false;
+                continue;
+            }
+            let Some((lit, after)) = quoted_plain(rest.trim_start()).filter(|(l, _)| !l.is_empty())
+            else {
+                ok = false;
+                continue;
+            };
+            out.push(match kind {
+                's' => lit,
+                'f' => format!("rm {}", shell_word(&lit)),
+                // `(delete-directory DIR RECURSIVE)`: any value but nil is recursive
+                _ => {
+                    let arg = after.trim_start();
+                    let flag = match arg.starts_with(')') || arg.starts_with("nil") {
+                        true => "-d",
+                        false => "-rf",
+                    };
+                    format!("rm {flag} {}", shell_word(&lit))
+                }
+            });
+        }
+    }
+    ok
+}
+
+/// The string literal that `s` opens with `"` or `'` and the text after it, if it closes and
+/// holds no backslash (an escape is read differently by each language: such a literal is
+/// not taken as written).
+fn quoted_plain(s: &str) -> Option<(String, &str)> {
+    let q = s.chars().next().filter(|&c| c == '"' || c == '\'')?;
+    let body = &s[1..];
+    let end = body.find(q)?;
+    let lit = &body[..end];
+    (!lit.contains('\\')).then(|| (lit.to_string(), &body[end + 1..]))
+}
+
+/// `p` as one shell word: as written if it has only path characters, else single-quoted
+/// after a leading `~/`, which stays expandable (an editor expands it).
 fn shell_word(p: &str) -> String {
-    if !p.is_empty()
-        && p.bytes()
+    let plain = |p: &str| {
+        p.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"_./~+-@%,:".contains(&b))
-    {
-        p.to_string()
-    } else {
-        format!("'{}'", p.replace('\'', r"'\''"))
+    };
+    match p.strip_prefix("~/") {
+        _ if !p.is_empty() && plain(p) => p.to_string(),
+        Some(rest) => format!("~/{}", single_quoted(rest)),
+        None => single_quoted(p),
     }
 }
 
-/// The literal commands of an awk program's `system("…")` calls (a call whose argument is
-/// not one string literal is left out).
+/// The literal commands of an awk program's `system("…")` calls: one string literal without
+/// escapes, then `)` (awk decodes `\n`, `\162`, … which would change the command; such a call,
+/// or a computed one, is left to the rce.awk_system rule).
 fn awk_system_literals(program: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut rest = program;
-    while let Some(i) = rest.find("system(") {
-        rest = &rest[i + "system(".len()..];
-        if let Some((lit, after)) = quoted(rest.trim_start(), '"') {
+    let mut from = 0;
+    while let Some(k) = program[from..].find("system") {
+        let at = from + k;
+        from = at + "system".len();
+        let before = &program[..at];
+        // a word inside a string literal (`print "Operating system (" $1 ")"`), or part of
+        // a longer name, is no call
+        let open_string = (before.matches('"').count() - before.matches("\\\"").count()) % 2 == 1;
+        let word = before
+            .bytes()
+            .next_back()
+            .is_none_or(|b| !(b.is_ascii_alphanumeric() || b == b'_'));
+        if open_string || !word {
+            continue;
+        }
+        let Some(call) = program[from..].trim_start().strip_prefix('(') else {
+            continue;
+        };
+        let call = call.trim_start();
+        if !call.starts_with('"') {
+            continue;
+        }
+        if let Some((lit, after)) = quoted_plain(call).filter(|(l, _)| !l.is_empty()) {
             if after.trim_start().starts_with(')') {
                 out.push(lit);
             }
@@ -4240,9 +4353,18 @@ fn make_shell_calls(text: &str) -> Vec<&str> {
     out
 }
 
-/// Makefile command text read as the shell's: a make variable `$(NAME)` (which falls back
-/// to the environment's) as `${NAME}`, `$$` as `$`.
-fn make_vars_to_shell(text: &str) -> String {
+/// Makefile command text read as the shell's: `$$` as `$`, and `$(HOME)` / `$(USER)` /
+/// `$(PWD)` (make falls back to the environment's) as `${NAME}` unless the makefile text
+/// assigns the name; any other `$(…)` stays as written (a command substitution to the shell:
+/// unknown, as make's own variables and functions are).
+fn make_vars_to_shell(text: &str, makefile: &str) -> String {
+    let assigned = |n: &str| {
+        makefile.lines().any(|l| {
+            l.trim_start()
+                .strip_prefix(n)
+                .is_some_and(|r| r.trim_start().starts_with(['=', ':', '?', '+', '!']))
+        })
+    };
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find('$') {
@@ -4253,13 +4375,14 @@ fn make_vars_to_shell(text: &str) -> String {
             rest = a;
             continue;
         }
-        let name = after.strip_prefix('(').and_then(|a| {
-            let n = a.find(')')?;
-            let name = &a[..n];
-            (!name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
-                .then_some(name)
+        let env = ["HOME", "USER", "PWD"].into_iter().find(|n| {
+            after
+                .strip_prefix('(')
+                .and_then(|a| a.strip_prefix(n))
+                .is_some_and(|a| a.starts_with(')'))
+                && !assigned(n)
         });
-        match name {
+        match env {
             Some(n) => {
                 out.push_str("${");
                 out.push_str(n);
