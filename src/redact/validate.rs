@@ -21,11 +21,11 @@ pub enum Validator {
     /// US SSN: 9 digits; area not 000, 666 or 9xx; group not 00; serial not 0000.
     Ssn,
     /// A national identifier told by its shape, with its own check: Canadian SIN (9 digits,
-    /// Luhn, not starting 0 or 8), Brazilian CPF (11
-    /// digits, two mod-11 check digits, not one repeated digit), UK National Insurance number
-    /// (2 letters of the allowed prefixes, 6 digits, A–D), Spanish DNI / NIE (8 digits, or X /
-    /// Y / Z and 7, then the mod-23 control letter), Indian Aadhaar (12 digits, not starting 0
-    /// or 1, Verhoeff), French NIR (13 characters, `2A` / `2B` for Corsica, then the 97 key).
+    /// Luhn, not starting 0 or 8), Brazilian CPF (11 digits, two mod-11 check digits, not one
+    /// repeated digit), UK National Insurance number (2 letters of the allowed prefixes, 6
+    /// digits, A–D), Spanish DNI / NIE (8 digits, or X / Y / Z and 7, then the mod-23 control
+    /// letter), Indian Aadhaar (12 digits, not starting 0 or 1, Verhoeff), French NIR (13
+    /// characters, `2A` / `2B` for Corsica, then the 97 key).
     NationalId,
     /// Dutch citizen service number (BSN): 9 digits passing the 11-test, not all zeros.
     Bsn,
@@ -128,8 +128,7 @@ impl Validator {
     }
 
     /// True for checksum validators (`luhn`, `iban`, `ssn`, `national_id`, `bsn`,
-    /// `github_crc32`): a
-    /// match that passes is self-certifying, one that fails is a look-alike.
+    /// `github_crc32`): a match that passes is self-certifying, one that fails is a look-alike.
     pub fn is_checksum(self) -> bool {
         matches!(
             self,
@@ -1228,22 +1227,20 @@ pub fn national_id_ok(s: &[u8]) -> bool {
                 b.is_ascii_digit() || (i == 6 && (*b == b'A' || *b == b'B') && chars[5] == b'2')
             }) =>
         {
-            // Corsica: 2A counts as 19, 2B as 18 in the key
-            let mut n: u64 = 0;
-            for (i, &b) in chars[..13].iter().enumerate() {
-                let v = match (i, b) {
-                    (6, b'A') => {
-                        n = n / 10 * 10 + 1;
-                        9
-                    }
-                    (6, b'B') => {
-                        n = n / 10 * 10 + 1;
-                        8
-                    }
+            // Corsica: `2A` counts as 19, `2B` as 18 in the key
+            let corsica = match chars[6] {
+                b'A' => Some(9),
+                b'B' => Some(8),
+                _ => None,
+            };
+            let n = chars[..13].iter().enumerate().fold(0u64, |n, (i, &b)| {
+                let v = match (i, corsica) {
+                    (5, Some(_)) => 1,
+                    (6, Some(v)) => v,
                     _ => u64::from(b - b'0'),
                 };
-                n = n * 10 + v;
-            }
+                n * 10 + v
+            });
             let key = u64::from(d[13]) * 10 + u64::from(d[14]);
             97 - n % 97 == key
         }

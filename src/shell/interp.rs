@@ -1503,6 +1503,8 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                         }
                     }
                     // deletes
+                    // Deno's own delete (`Deno.remove(p, { recursive: true })`)
+                    let deno_remove = matches!(full, "Deno.remove" | "Deno.removeSync");
                     let recursive_fn = matches!(
                         name,
                         "rmtree"
@@ -1514,7 +1516,7 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                             | "remove_tree"
                             | "rmdir_p"
                     ) || ((matches!(name, "rmSync" | "rm" | "rmdirSync")
-                        || matches!(full, "Deno.remove" | "Deno.removeSync"))
+                        || deno_remove)
                         && lang == Lang::Node
                         && toks[k..all_end.min(toks.len())]
                             .iter()
@@ -1529,8 +1531,7 @@ fn scan_at(lang: Lang, code: &str, depth: usize) -> Vec<Found> {
                                 && (full.starts_with("File") || full.starts_with("FileUtils"))
                         }
                         Lang::Node => {
-                            matches!(name, "unlinkSync" | "unlink" | "rmSync" | "rm")
-                                || matches!(full, "Deno.remove" | "Deno.removeSync")
+                            matches!(name, "unlinkSync" | "unlink" | "rmSync" | "rm") || deno_remove
                         }
                         Lang::Php => matches!(name, "unlink" | "rmdir"),
                         Lang::Perl => matches!(name, "unlink" | "rmdir"),

@@ -1147,103 +1147,69 @@ impl Walker<'_> {
     }
 
     /// What `make` would run from makefile text this line gives it: the recipe lines
-    /// (tab-indented, `@` / `-` prefixes dropped) and every `$(shell …)` of the makefile it
-    /// reads (`-f FILE` this line wrote or a lone `<(…)`, else the `GNUmakefile`, `makefile`
-    /// or `Makefile` this line wrote) and of its `--eval` / `-E` texts, with make's `$(NAME)`
-    /// read as the shell's `${NAME}` and `$$` as `$`; dynamic if the makefile was.
+    /// (tab-indented, `@` / `-` prefixes dropped) of the makefile it reads (`-f FILE` this line
+    /// wrote or a lone `<(…)`, else the `GNUmakefile`, `makefile` or `Makefile` this line
+    /// wrote) and of its `--eval` / `-E` texts, and every `$(shell …)` of them, read as the
+    /// shell's (see [`make_vars_to_shell`]); dynamic if the makefile was. A dry run or a
+    /// makefile in another directory (`-n`, `-q`, `-C`) runs no recipe this line wrote here,
+    /// but its `--eval` text and every `$(shell …)` still run when make parses.
     fn written_makefile(&self, c: &SimpleCommand) -> Option<(String, bool)> {
         let cwd = c.cwd.as_deref();
-        // a dry run, or a makefile in another directory, runs no recipe this line wrote
-        // here; `--eval` text and every `$(shell …)` are still read and run when make parses
         let mut elsewhere_or_dry = false;
-        let mut k = 0;
-        while k < c.args.len() {
-            let t = c.args[k].text.as_str();
-            if matches!(t, "-E" | "--eval" | "-f" | "--file" | "--makefile") {
-                k += 2;
-                continue;
-            }
-            elsewhere_or_dry |= matches!(
-                t,
-                "-n" | "--dry-run"
-                    | "--just-print"
-                    | "--recon"
-                    | "-C"
-                    | "--directory"
-                    | "-q"
-                    | "--question"
-            ) || t.starts_with("--directory=")
-                || (t.len() > 2
-                    && t.starts_with('-')
-                    && !t.starts_with("--")
-                    && !t.starts_with("-E")
-                    && !t.starts_with("-f")
-                    && t[1..].contains(['n', 'C']));
-            k += 1;
-        }
-        let mut named = None;
-        let mut evals: Vec<&Arg> = Vec::new();
+        // the makefile named (its argument, the file's name) and the `--eval` texts
+        let mut named: Option<(&Arg, &str)> = None;
+        let mut evals: Vec<(&str, bool)> = Vec::new();
         let mut k = 0;
         while k < c.args.len() {
             let a = &c.args[k];
             let t = a.text.as_str();
-            if t == "-f" || t == "--file" || t == "--makefile" {
-                named = named.or(c.args.get(k + 1));
-                k += 2;
-                continue;
-            }
-            if t == "-E" || t == "--eval" {
-                evals.extend(c.args.get(k + 1));
-                k += 2;
-                continue;
-            }
-            if let Some(e) = t.strip_prefix("--eval=").or_else(|| t.strip_prefix("-E")) {
-                if !e.is_empty() {
-                    evals.push(a);
-                }
-            } else if t.starts_with("--file=")
-                || t.starts_with("--makefile=")
-                || t.len() > 2 && t.starts_with("-f")
-            {
-                named = named.or(Some(a));
-            }
             k += 1;
+            match t {
+                "-f" | "--file" | "--makefile" => {
+                    if let Some(f) = c.args.get(k) {
+                        named = named.or(Some((f, f.text.as_str())));
+                    }
+                    k += 1;
+                }
+                "-E" | "--eval" => {
+                    evals.extend(c.args.get(k).map(|e| (e.text.as_str(), e.dynamic)));
+                    k += 1;
+                }
+                "-n" | "--dry-run" | "--just-print" | "--recon" | "-C" | "--directory" | "-q"
+                | "--question" => elsewhere_or_dry = true,
+                _ => {
+                    if let Some(e) = t.strip_prefix("--eval=").or_else(|| t.strip_prefix("-E")) {
+                        evals.push((e, a.dynamic));
+                    } else if let Some(f) = t
+                        .strip_prefix("--file=")
+                        .or_else(|| t.strip_prefix("--makefile="))
+                        .or_else(|| t.strip_prefix("-f"))
+                    {
+                        named = named.or(Some((a, f)));
+                    } else {
+                        elsewhere_or_dry |= t.starts_with("--directory=")
+                            || (t.len() > 2
+                                && t.starts_with('-')
+                                && !t.starts_with("--")
+                                && t[1..].contains(['n', 'C']));
+                    }
+                }
+            }
         }
         let file = match named.filter(|_| !elsewhere_or_dry) {
-            Some(a) => {
-                let f = a.text.as_str();
-                let f = f
-                    .strip_prefix("--file=")
-                    .or_else(|| f.strip_prefix("--makefile="))
-                    .or_else(|| f.strip_prefix("-f"))
-                    .unwrap_or(f);
-                match f {
-                    "/dev/fd/63" => self.script_file(a, &c.args),
-                    _ => self.written_path(f, cwd).map(|t| (t, false)),
-                }
-            }
+            Some((a, "/dev/fd/63")) => self.script_file(a, &c.args),
+            Some((_, f)) => self.written_path(f, cwd).map(|t| (t, false)),
             None if elsewhere_or_dry => None,
             None => ["GNUmakefile", "makefile", "Makefile"]
                 .iter()
                 .find_map(|f| self.written_path(f, cwd))
                 .map(|t| (t, false)),
         };
-        let mut text = String::new();
-        let mut dynamic = false;
-        if let Some((t, d)) = file {
-            text = t;
-            dynamic = d;
-        }
-        for e in evals {
-            let t = e.text.as_str();
-            let t = t
-                .strip_prefix("--eval=")
-                .or_else(|| t.strip_prefix("-E"))
-                .filter(|t| !t.is_empty())
-                .unwrap_or(t);
+        let (mut text, mut dynamic) = file.unwrap_or_default();
+        for (e, d) in evals {
             text.push('\n');
-            text.push_str(t);
-            dynamic |= e.dynamic;
+            text.push_str(e);
+            dynamic |= d;
         }
         let mut runs: Vec<&str> = match elsewhere_or_dry {
             true => Vec::new(),
@@ -4365,6 +4331,10 @@ fn make_vars_to_shell(text: &str, makefile: &str) -> String {
                 .is_some_and(|r| r.trim_start().starts_with(['=', ':', '?', '+', '!']))
         })
     };
+    let env: Vec<&str> = ["HOME", "USER", "PWD"]
+        .into_iter()
+        .filter(|n| !assigned(n))
+        .collect();
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find('$') {
@@ -4375,14 +4345,13 @@ fn make_vars_to_shell(text: &str, makefile: &str) -> String {
             rest = a;
             continue;
         }
-        let env = ["HOME", "USER", "PWD"].into_iter().find(|n| {
+        let name = env.iter().find(|n| {
             after
                 .strip_prefix('(')
-                .and_then(|a| a.strip_prefix(n))
+                .and_then(|a| a.strip_prefix(**n))
                 .is_some_and(|a| a.starts_with(')'))
-                && !assigned(n)
         });
-        match env {
+        match name {
             Some(n) => {
                 out.push_str("${");
                 out.push_str(n);
