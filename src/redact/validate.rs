@@ -762,7 +762,7 @@ fn run_start(b: &[u8], keep: impl Fn(u8) -> bool) -> usize {
 /// or the match) says what it is (`public key:`, `cache key:`, `from key:`) is not a secret's
 /// name.
 pub fn key_name_ok(lead: &[u8], prefix: &[u8]) -> bool {
-    let prefix = without_call(without_type(without_next_tag(prefix)));
+    let prefix = without_call(without_type(without_next_tag(without_copula(prefix))));
     let end = prefix
         .iter()
         .rposition(|b| b.is_ascii_alphanumeric())
@@ -800,17 +800,27 @@ pub fn key_name_ok(lead: &[u8], prefix: &[u8]) -> bool {
     let (Some(first), Some(last)) = (words.first(), words.last()) else {
         return true;
     };
-    // the word before a bare `key` written with a space (`public key:`, `cache key:`, `from
-    // key:`) qualifies it as a word of the name would
-    if words.len() == 1 && matches!(first.as_str(), "key" | "keys") {
+    // the word before a bare `key` / `token` written with a space (`public key:`, `cache key
+    // …`, `from key:`, `CSRF token …`, `next token …`) qualifies it as a word of the name would
+    if words.len() == 1 && matches!(first.as_str(), "key" | "keys" | "token" | "tokens") {
         let mut text = lead.to_vec();
         text.extend_from_slice(&prefix[..start]);
+        // a command's `--key` option names an object or a file (`s3api --key a/b.csv`)
+        if first.starts_with("key") && (text.ends_with(b"-") || name.starts_with(b"-")) {
+            return false;
+        }
         if let Some(p) = text.strip_suffix(b" ").filter(|p| !p.ends_with(b" ")) {
-            let w = run_start(p, |b| b.is_ascii_alphanumeric());
-            if matches!(
-                p[w..].to_ascii_lowercase().as_slice(),
-                b"public" | b"publishable" | b"from" | b"to" | b"for" | b"of" | b"cache"
-            ) {
+            let w = p[run_start(p, |b| b.is_ascii_alphanumeric())..].to_ascii_lowercase();
+            let w = std::str::from_utf8(&w).unwrap_or("");
+            // `Primary Key:` is the Azure portal's name of an account key: only a data
+            // structure's qualifier, not `primary`, makes a spaced `key` a lookup key
+            let qualified = if first.starts_with("key") {
+                (w != "primary" && KEY_QUALIFIERS.contains(&w))
+                    || SPACED_KEY_QUALIFIERS.contains(&w)
+            } else {
+                TOKEN_QUALIFIERS.contains(&w)
+            };
+            if qualified || matches!(w, "public" | "publishable" | "from" | "to" | "for" | "of") {
                 return false;
             }
         }
@@ -969,6 +979,40 @@ const KEY_QUALIFIERS: &[&str] = &[
     "shortcut",
     "react",
 ];
+
+/// Words that make a bare `key` written after them with a space a public key's or a lock's
+/// name (`Host key AAAA…`, `ssh-ed25519 key …`, `gpg: key …`, `lock key …`).
+const SPACED_KEY_QUALIFIERS: &[&str] = &[
+    "host", "ssh", "rsa", "dsa", "ecdsa", "ed25519", "gpg", "pgp", "lock", "commit",
+];
+
+/// Words that make a bare `token` written after them a position or a form's field, not a
+/// credential (`next token …`, `CSRF token …`, `cancellation token`).
+const TOKEN_QUALIFIERS: &[&str] = &[
+    "csrf",
+    "xsrf",
+    "next",
+    "page",
+    "pagination",
+    "continuation",
+    "sync",
+    "cancellation",
+    "authenticity",
+    "verification",
+    "commit",
+];
+
+/// `prefix` without a copula after the name, so the name is the credential's word: `api key
+/// is ` → `api key `. Anything else is returned as it is.
+fn without_copula(prefix: &[u8]) -> &[u8] {
+    let body = prefix.trim_ascii_end();
+    for word in [&b" is"[..], b" was"] {
+        if body.len() > word.len() && body[body.len() - word.len()..].eq_ignore_ascii_case(word) {
+            return &prefix[..body.len() - word.len() + 1];
+        }
+    }
+    prefix
+}
 
 /// See [`Validator::HighEntropy`].
 pub fn high_entropy_ok(s: &[u8]) -> bool {
@@ -1912,6 +1956,11 @@ mod tests {
             b"<key>ApiKeyHint</key><string>",
             b"key_hint = base64.b64decode(b\"",
             b"\"hashed_secret\": \"",
+            b"cache key is ",
+            b"partition key ",
+            b"next token ",
+            b"CSRF token ",
+            b"--key ",
         ] {
             assert!(!key_name_ok(b"", n), "{}", String::from_utf8_lossy(n));
         }
@@ -1925,6 +1974,9 @@ mod tests {
             b"<password>",
             b"masterKey = Convert.FromHexString(\"",
             b"signing_key = bytes.fromhex(b'",
+            b"api key is ",
+            b"calendarific token ",
+            b"widgetco_secret ",
         ] {
             assert!(key_name_ok(b"", n), "{}", String::from_utf8_lossy(n));
         }
