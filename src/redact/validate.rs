@@ -805,10 +805,6 @@ pub fn key_name_ok(lead: &[u8], prefix: &[u8]) -> bool {
     if words.len() == 1 && matches!(first.as_str(), "key" | "keys" | "token" | "tokens") {
         let mut text = lead.to_vec();
         text.extend_from_slice(&prefix[..start]);
-        // a command's `--key` option names an object or a file (`s3api --key a/b.csv`)
-        if first.starts_with("key") && (text.ends_with(b"-") || name.starts_with(b"-")) {
-            return false;
-        }
         if let Some(p) = text.strip_suffix(b" ").filter(|p| !p.ends_with(b" ")) {
             let w = p[run_start(p, |b| b.is_ascii_alphanumeric())..].to_ascii_lowercase();
             let w = std::str::from_utf8(&w).unwrap_or("");
@@ -1960,7 +1956,6 @@ mod tests {
             b"partition key ",
             b"next token ",
             b"CSRF token ",
-            b"--key ",
         ] {
             assert!(!key_name_ok(b"", n), "{}", String::from_utf8_lossy(n));
         }
