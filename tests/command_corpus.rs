@@ -548,10 +548,10 @@ fn respellings(cmd: &str) -> Vec<String> {
 
 #[test]
 fn shipped_packs_on_red_team_corpus_7() {
-    run_corpus_with("commands-redteam-2026-12-08.tsv", (97.5, 99.1, 98.7), 8.0);
+    run_corpus_with("commands-redteam-2026-12-08.tsv", (100.0, 99.1, 99.3), 8.0);
 }
 
 #[test]
 fn shipped_packs_on_red_team_corpus_8() {
-    run_corpus_with("commands-redteam-2026-12-09.tsv", (97.5, 99.1, 98.7), 14.0);
+    run_corpus_with("commands-redteam-2026-12-09.tsv", (100.0, 99.1, 99.3), 14.0);
 }

@@ -1041,6 +1041,32 @@ fn arg_paths() {
     assert_eq!(first("ls ~root").args[0].path.as_deref(), Some("/root"));
 }
 #[test]
+fn paths_through_links_made_on_the_line() {
+    // the link's path, a path below it, a directory operand, a relative target read from
+    // the link's directory, a hard link, a link to a link
+    for (line, want) in [
+        ("ln -s ~ /tmp/l && rm -rf /tmp/l/", "/home/u"),
+        ("ln -sfn / ./r && rm -rf r/etc", "/etc"),
+        (
+            "ln -s ~/.ssh /tmp/ && cat /tmp/.ssh/id_rsa",
+            "/home/u/.ssh/id_rsa",
+        ),
+        ("ln -s ../.. /tmp/a/up && rm -rf /tmp/a/up", "/"),
+        ("ln -r -s ../.. up && rm -rf up", "/home"),
+        ("ln ~/.ssh/id_rsa k && cat k", "/home/u/.ssh/id_rsa"),
+        ("ln -s ~ a; ln -s a b; rm -rf b/x", "/home/u/x"),
+    ] {
+        let x = a(line);
+        let last = x.commands.last().unwrap();
+        assert_eq!(paths(last).last().copied(), Some(want), "{line}");
+    }
+    // a target not known makes the path unknown; a target directory is not followed
+    let x = a("ln -s \"$X\" /tmp/l && rm -rf /tmp/l/");
+    assert!(x.commands[1].args[1].dynamic && x.commands[1].args[1].path.is_none());
+    let x = a("ln -s -t /tmp ~ && rm -rf /tmp/u");
+    assert_eq!(paths(&x.commands[1]), ["/tmp/u"]);
+}
+#[test]
 fn cd_tracking() {
     let x = a("cd / && rm -rf *");
     assert_eq!(x.commands[1].cwd.as_deref(), Some("/"));

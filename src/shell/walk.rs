@@ -34,6 +34,7 @@ pub(crate) fn run_python(code: &str, opts: &Options) -> Analysis {
         funcs: Vec::new(),
         aliases: Vec::new(),
         files: Vec::new(),
+        links: Vec::new(),
         exec_children: Vec::new(),
         var_sources: Vec::new(),
         procsub_out: None,
@@ -99,6 +100,7 @@ pub(crate) fn run(command: &str, opts: &Options) -> Analysis {
         funcs: Vec::new(),
         aliases: Vec::new(),
         files: Vec::new(),
+        links: Vec::new(),
         exec_children: Vec::new(),
         var_sources: Vec::new(),
         procsub_out: None,
@@ -148,6 +150,10 @@ struct Walker<'o> {
     /// `cat > x.py <<'EOF' … EOF`): absolute path, text. A shell or interpreter later
     /// given that path runs the text, which is analysed like `-c` (see [`Walker::written`]).
     files: Vec<(String, String)>,
+    /// Links this line made so far (`ln -s ~ /tmp/l`, `ln ~/.ssh/id_rsa x`): the link's
+    /// absolute path and the path it leads to (`None`: not statically known). A later path
+    /// through a link names the target's files (see [`Walker::through_links`]).
+    links: Vec<(String, Option<String>)>,
     /// the text of a script this line wrote, when the command being walked runs it by its
     /// path (`./x.sh`; the basename alone is kept as the program)
     ran_written: Option<String>,
@@ -2443,6 +2449,19 @@ impl Walker<'_> {
             };
             self.reader(file, ctx.depth, &cwd, &via)
         });
+        let (mut args, mut redirects) = (args, redirects);
+        if !self.links.is_empty() {
+            for (path, dynamic) in args
+                .iter_mut()
+                .map(|a| (&mut a.path, &mut a.dynamic))
+                .chain(redirects.iter_mut().map(|r| (&mut r.path, &mut r.dynamic)))
+            {
+                if let Some(through) = path.as_deref().and_then(|p| self.through_links(p)) {
+                    *dynamic |= through.is_none();
+                    *path = through;
+                }
+            }
+        }
         let idx = self.out.commands.len();
         self.out.commands.push(SimpleCommand {
             program,
@@ -2461,6 +2480,101 @@ impl Walker<'_> {
         Some(idx)
     }
 
+    /// Remember the link an `ln` command makes: `ln [-s] TARGET LINK` or `ln [-s] TARGET`
+    /// (a link named like the target in the working directory). A symbolic link's relative
+    /// target is read from the link's directory (from the working directory with `-r`, as
+    /// `ln` itself reads it); a target directory (`-t DIR`, or more than two operands) makes
+    /// links this walk does not follow.
+    fn record_link(&mut self, idx: usize) {
+        let c = &self.out.commands[idx];
+        let (mut symbolic, mut relative, mut ops, mut opts_done) = (false, false, vec![], false);
+        for a in &c.args {
+            let t = a.text.as_str();
+            if !opts_done && t == "--" {
+                opts_done = true;
+            } else if !opts_done && t.starts_with("--") {
+                symbolic |= t == "--symbolic";
+                relative |= t == "--relative";
+                if t.starts_with("--target-directory") {
+                    return;
+                }
+            } else if !opts_done && t.starts_with('-') && t.len() > 1 {
+                symbolic |= t.contains('s');
+                relative |= t.contains('r');
+                if t.contains('t') {
+                    return;
+                }
+            } else {
+                ops.push(a);
+            }
+        }
+        let base = |t: &Arg| {
+            (!t.dynamic)
+                .then(|| t.text.trim_end_matches('/').rsplit('/').next())
+                .flatten()
+                .filter(|b| !b.is_empty() && *b != "~")
+                .map(str::to_string)
+        };
+        let (target, link) = match ops[..] {
+            // `ln -s ~/.ssh /tmp/`: a directory operand gets a link named like the target
+            [t, l] if l.text.ends_with('/') => (
+                t,
+                l.path
+                    .as_deref()
+                    .zip(base(t))
+                    .map(|(d, b)| format!("{}/{b}", d.trim_end_matches('/'))),
+            ),
+            [t, l] => (t, l.path.clone()),
+            [t] => (
+                t,
+                base(t).and_then(|b| normalize(&b, c.cwd.as_deref(), self.home)),
+            ),
+            _ => return,
+        };
+        let Some(link) = link else {
+            return;
+        };
+        let from = if symbolic && !relative && !target.text.starts_with(['/', '~']) {
+            // a relative symbolic target is read from the link's own directory
+            link.rsplit_once('/').map(|(dir, _)| dir.to_string())
+        } else {
+            c.cwd.clone()
+        };
+        let to = (!target.dynamic)
+            .then(|| normalize(&target.text, from.as_deref(), self.home))
+            .flatten();
+        self.links.retain(|(l, _)| *l != link);
+        self.links.push((link, to));
+    }
+
+    /// `path` through the links this line made: `Some(resolved)` when it is a link or lies
+    /// below one (`/tmp/l/x` → `/home/u/x` after `ln -s ~ /tmp/l`; `Some(None)` when the link
+    /// leads somewhere unknown), `None` when no link is on it. Links to links are followed a
+    /// bounded number of times.
+    fn through_links(&self, path: &str) -> Option<Option<String>> {
+        let mut cur = path.to_string();
+        let mut moved = false;
+        for _ in 0..=self.links.len().min(8) {
+            let Some((link, to)) = self.links.iter().rev().find(|(l, _)| {
+                cur.strip_prefix(l.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            }) else {
+                break;
+            };
+            let Some(to) = to else {
+                return Some(None);
+            };
+            let rest = &cur[link.len()..];
+            cur = if to == "/" && !rest.is_empty() {
+                rest.to_string()
+            } else {
+                format!("{to}{rest}")
+            };
+            moved = true;
+        }
+        moved.then_some(Some(cur))
+    }
+
     /// What a command does to the walk beyond being a command (`line_home`: a `HOME=…`
     /// assignment on its own line, which `cd` reads).
     fn special(
@@ -2477,6 +2591,9 @@ impl Walker<'_> {
             return;
         }
         self.builtins(idx, ctx);
+        if self.out.commands[idx].program == "ln" {
+            self.record_link(idx);
+        }
         if self.call_defined(idx, ctx) {
             return;
         }
