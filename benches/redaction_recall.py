@@ -8,7 +8,8 @@ tests/corpora/redaction-redteam-2026-12-05c.jsonl and the code-and-config red-te
 tests/corpora/redaction-redteam-2026-12-06.jsonl and the second tool-output red-team set
 tests/corpora/redaction-redteam-2026-12-06b.jsonl and the structured-output red-team set
 tests/corpora/redaction-redteam-2026-12-07.jsonl and the long-tail-vendors red-team set
-tests/corpora/redaction-redteam-2026-12-08.jsonl, tests/corpora/redaction-redteam-2026-12-09.jsonl (each measured once before
+tests/corpora/redaction-redteam-2026-12-08.jsonl, tests/corpora/redaction-redteam-2026-12-09.jsonl,
+tests/corpora/redaction-redteam-2026-12-10.jsonl (each measured once before
 tuning, then tuned on).
 
 usage: python3 benches/redaction_recall.py [--peers] [--quick] [WARDEN_BIN]
@@ -85,6 +86,7 @@ def corpora():
         ("red team 2026-12-07 (structured output)", "redaction-redteam-2026-12-07.jsonl", ("secret", "pii"), "secret"),
         ("red team 2026-12-08 (long-tail vendors)", "redaction-redteam-2026-12-08.jsonl", ("secret", "pii"), "secret"),
         ("red team 2026-12-09 (scanner families)", "redaction-redteam-2026-12-09.jsonl", ("secret", "pii"), "secret"),
+        ("red team 2026-12-10 (mentions and labels)", "redaction-redteam-2026-12-10.jsonl", ("secret", "pii"), "secret"),
     ]
     for label, name, positive, field in own:
         rows = load(os.path.join(REPO, "tests", "corpora", name))
