@@ -806,12 +806,15 @@ pub fn key_name_ok(lead: &[u8], prefix: &[u8]) -> bool {
         let mut text = lead.to_vec();
         text.extend_from_slice(&prefix[..start]);
         if let Some(p) = text.strip_suffix(b" ").filter(|p| !p.ends_with(b" ")) {
+            // `gpg: key …`: the word before the colon
+            let p = p.strip_suffix(b":").unwrap_or(p);
             let w = p[run_start(p, |b| b.is_ascii_alphanumeric())..].to_ascii_lowercase();
             let w = std::str::from_utf8(&w).unwrap_or("");
-            // `Primary Key:` is the Azure portal's name of an account key: only a data
-            // structure's qualifier, not `primary`, makes a spaced `key` a lookup key
+            // `Primary Key:` is the Azure portal's name of an account key and a PagerDuty
+            // `Routing key` is a credential: only a data structure's other qualifiers make a
+            // spaced `key` a lookup key
             let qualified = if first.starts_with("key") {
-                (w != "primary" && KEY_QUALIFIERS.contains(&w))
+                (!matches!(w, "primary" | "routing") && KEY_QUALIFIERS.contains(&w))
                     || SPACED_KEY_QUALIFIERS.contains(&w)
             } else {
                 TOKEN_QUALIFIERS.contains(&w)
@@ -979,7 +982,7 @@ const KEY_QUALIFIERS: &[&str] = &[
 /// Words that make a bare `key` written after them with a space a public key's or a lock's
 /// name (`Host key AAAA…`, `ssh-ed25519 key …`, `gpg: key …`, `lock key …`).
 const SPACED_KEY_QUALIFIERS: &[&str] = &[
-    "host", "ssh", "rsa", "dsa", "ecdsa", "ed25519", "gpg", "pgp", "lock", "commit",
+    "host", "ssh", "rsa", "dsa", "ecdsa", "eddsa", "ed25519", "gpg", "pgp", "lock", "commit",
 ];
 
 /// Words that make a bare `token` written after them a position or a form's field, not a
@@ -994,14 +997,14 @@ const TOKEN_QUALIFIERS: &[&str] = &[
     "sync",
     "cancellation",
     "authenticity",
-    "verification",
     "commit",
 ];
 
 /// `prefix` without a copula after the name, so the name is the credential's word: `api key
-/// is ` → `api key `. Anything else is returned as it is.
+/// is ` → `api key `, `cache key is: ` → `cache key `. Anything else is returned as it is.
 fn without_copula(prefix: &[u8]) -> &[u8] {
     let body = prefix.trim_ascii_end();
+    let body = body.strip_suffix(b":").unwrap_or(body).trim_ascii_end();
     for word in [&b" is"[..], b" was"] {
         if body.len() > word.len() && body[body.len() - word.len()..].eq_ignore_ascii_case(word) {
             return &prefix[..body.len() - word.len() + 1];
@@ -1956,6 +1959,8 @@ mod tests {
             b"partition key ",
             b"next token ",
             b"CSRF token ",
+            b"CSRF token is: ",
+            b"using EDDSA key ",
         ] {
             assert!(!key_name_ok(b"", n), "{}", String::from_utf8_lossy(n));
         }

@@ -1043,7 +1043,8 @@ fn arg_paths() {
 #[test]
 fn paths_through_links_made_on_the_line() {
     // the link's path, a path below it, a directory operand, a relative target read from
-    // the link's directory, a hard link, a link to a link
+    // the link's directory, a hard link, a link to a link; the target's path is added to the
+    // command's own (the last path), never put in its place
     for (line, want) in [
         ("ln -s ~ /tmp/l && rm -rf /tmp/l/", "/home/u"),
         ("ln -sfn / ./r && rm -rf r/etc", "/etc"),
@@ -1051,20 +1052,42 @@ fn paths_through_links_made_on_the_line() {
             "ln -s ~/.ssh /tmp/ && cat /tmp/.ssh/id_rsa",
             "/home/u/.ssh/id_rsa",
         ),
-        ("ln -s ../.. /tmp/a/up && rm -rf /tmp/a/up", "/"),
-        ("ln -r -s ../.. up && rm -rf up", "/home"),
+        ("ln -s ../.. /tmp/a/up && rm -rf /tmp/a/up/", "/"),
+        ("ln -r -s ../.. up && rm -rf up/", "/home"),
         ("ln ~/.ssh/id_rsa k && cat k", "/home/u/.ssh/id_rsa"),
         ("ln -s ~ a; ln -s a b; rm -rf b/x", "/home/u/x"),
+        ("ln --sym ~ /tmp/l && rm -rf /tmp/l/", "/home/u"),
     ] {
         let x = a(line);
         let last = x.commands.last().unwrap();
         assert_eq!(paths(last).last().copied(), Some(want), "{line}");
     }
-    // a target not known makes the path unknown; a target directory is not followed
+    // what the command names stays: a link made where `ln` puts it inside a directory, or a
+    // link that is never made, cannot hide the path itself
+    let x = a("ln -s /tmp/x ~; rm -rf ~");
+    assert_eq!(paths(&x.commands[1])[0], "/home/u");
+    // `rm -rf LINK` removes the link, not what it leads to
+    let x = a("ln -s / /tmp/r && rm -rf /tmp/r");
+    assert_eq!(paths(&x.commands[1]), ["/tmp/r"]);
+    // an unknown target, or links past the bound, make the added path unknown
     let x = a("ln -s \"$X\" /tmp/l && rm -rf /tmp/l/");
-    assert!(x.commands[1].args[1].dynamic && x.commands[1].args[1].path.is_none());
+    assert!(x.commands[1].args[2].dynamic && x.commands[1].args[2].path.is_none());
+    let chain: Vec<String> = (1..10)
+        .map(|i| format!("ln -s /tmp/a{} /tmp/a{i}", i - 1))
+        .collect();
+    let x = a(&format!(
+        "ln -s ~ /tmp/a0; {}; rm -rf /tmp/a9/",
+        chain.join("; ")
+    ));
+    let rm = x.commands.last().unwrap();
+    assert!(rm.args.last().unwrap().path.is_none());
+    // a target directory, a suffix option's value and abbreviated long options
     let x = a("ln -s -t /tmp ~ && rm -rf /tmp/u");
     assert_eq!(paths(&x.commands[1]), ["/tmp/u"]);
+    let x = a("ln -s --target /tmp ~ && rm -rf /tmp/u");
+    assert_eq!(paths(&x.commands[1]), ["/tmp/u"]);
+    let x = a("ln -S .bak ~/.ssh/id_rsa && cat ~/.ssh/id_rsa");
+    assert_eq!(paths(&x.commands[1]), ["/home/u/.ssh/id_rsa"]);
 }
 #[test]
 fn cd_tracking() {

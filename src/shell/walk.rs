@@ -2449,16 +2449,45 @@ impl Walker<'_> {
             };
             self.reader(file, ctx.depth, &cwd, &via)
         });
-        let (mut args, mut redirects) = (args, redirects);
+        // a path through a link the line made names the target's files too: the command gets
+        // a copy of the argument / redirection with the target's path (added after the
+        // command's own handling, so `ln` and the interpreters see the words as written)
+        let (mut via_args, mut via_redirects) = (Vec::new(), Vec::new());
         if !self.links.is_empty() {
-            for (path, dynamic) in args
-                .iter_mut()
-                .map(|a| (&mut a.path, &mut a.dynamic))
-                .chain(redirects.iter_mut().map(|r| (&mut r.path, &mut r.dynamic)))
-            {
-                if let Some(through) = path.as_deref().and_then(|p| self.through_links(p)) {
-                    *dynamic |= through.is_none();
-                    *path = through;
+            // these act on a link named whole, not on what it leads to (`rm -rf LINK`)
+            let on_link = matches!(
+                program.as_str(),
+                "rm" | "unlink"
+                    | "rmdir"
+                    | "find"
+                    | "tar"
+                    | "mv"
+                    | "ln"
+                    | "ls"
+                    | "readlink"
+                    | "stat"
+            );
+            for a in &args {
+                let follow_last = !on_link || a.text.ends_with('/');
+                if let Some(to) = a
+                    .path
+                    .as_deref()
+                    .and_then(|p| self.through_links(p, follow_last))
+                {
+                    via_args.push(Arg {
+                        text: a.text.clone(),
+                        dynamic: a.dynamic || to.is_none(),
+                        path: to,
+                    });
+                }
+            }
+            for r in &redirects {
+                if let Some(to) = r.path.as_deref().and_then(|p| self.through_links(p, true)) {
+                    via_redirects.push(Redirect {
+                        dynamic: r.dynamic || to.is_none(),
+                        path: to,
+                        ..r.clone()
+                    });
                 }
             }
         }
@@ -2477,6 +2506,8 @@ impl Walker<'_> {
             self.edge(r, idx);
         }
         self.special(idx, ctx, stdin, line_home);
+        self.out.commands[idx].args.extend(via_args);
+        self.out.commands[idx].redirects.extend(via_redirects);
         Some(idx)
     }
 
@@ -2488,24 +2519,38 @@ impl Walker<'_> {
     fn record_link(&mut self, idx: usize) {
         let c = &self.out.commands[idx];
         let (mut symbolic, mut relative, mut ops, mut opts_done) = (false, false, vec![], false);
-        for a in &c.args {
+        // GNU options may be abbreviated (`--sym`, `--target`)
+        let long = |t: &str, name: &str| t.len() > 3 && name.starts_with(t);
+        let mut args = c.args.iter();
+        while let Some(a) = args.next() {
             let t = a.text.as_str();
-            if !opts_done && t == "--" {
+            if opts_done || t == "-" || !t.starts_with('-') {
+                ops.push(a);
+            } else if t == "--" {
                 opts_done = true;
-            } else if !opts_done && t.starts_with("--") {
-                symbolic |= t == "--symbolic";
-                relative |= t == "--relative";
-                if t.starts_with("--target-directory") {
+            } else if let Some(body) = t.strip_prefix("--") {
+                let name = body.split('=').next().unwrap_or(body);
+                let t = &t[..2 + name.len()];
+                symbolic |= long(t, "--symbolic");
+                relative |= long(t, "--relative");
+                if long(t, "--target-directory") || a.dynamic {
                     return;
                 }
-            } else if !opts_done && t.starts_with('-') && t.len() > 1 {
-                symbolic |= t.contains('s');
-                relative |= t.contains('r');
-                if t.contains('t') {
-                    return;
+                // `--suffix SUF`: the option's value is no operand
+                if long(t, "--suffix") && !body.contains('=') {
+                    args.next();
                 }
             } else {
-                ops.push(a);
+                // a short cluster up to `S` (whose value follows, in the word or the next)
+                let flags = t[1..].split('S').next().unwrap_or("");
+                symbolic |= flags.contains('s');
+                relative |= flags.contains('r');
+                if flags.contains('t') || a.dynamic {
+                    return;
+                }
+                if t.ends_with('S') {
+                    args.next();
+                }
             }
         }
         let base = |t: &Arg| {
@@ -2549,17 +2594,18 @@ impl Walker<'_> {
 
     /// `path` through the links this line made: `Some(resolved)` when it is a link or lies
     /// below one (`/tmp/l/x` → `/home/u/x` after `ln -s ~ /tmp/l`; `Some(None)` when the link
-    /// leads somewhere unknown), `None` when no link is on it. Links to links are followed a
-    /// bounded number of times.
-    fn through_links(&self, path: &str) -> Option<Option<String>> {
+    /// leads somewhere unknown or links lead on past the bound), `None` when no link is on it.
+    /// A path that is a link itself is followed only with `follow_last` (`rm -rf LINK` removes
+    /// the link, `cat LINK` reads what it leads to).
+    fn through_links(&self, path: &str, follow_last: bool) -> Option<Option<String>> {
         let mut cur = path.to_string();
         let mut moved = false;
-        for _ in 0..=self.links.len().min(8) {
+        for _ in 0..8 {
             let Some((link, to)) = self.links.iter().rev().find(|(l, _)| {
                 cur.strip_prefix(l.as_str())
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+                    .is_some_and(|rest| (rest.is_empty() && follow_last) || rest.starts_with('/'))
             }) else {
-                break;
+                return moved.then_some(Some(cur));
             };
             let Some(to) = to else {
                 return Some(None);
@@ -2572,7 +2618,7 @@ impl Walker<'_> {
             };
             moved = true;
         }
-        moved.then_some(Some(cur))
+        Some(None)
     }
 
     /// What a command does to the walk beyond being a command (`line_home`: a `HOME=…`
