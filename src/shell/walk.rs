@@ -2555,8 +2555,7 @@ impl Walker<'_> {
         }
         let base = |t: &Arg| {
             (!t.dynamic)
-                .then(|| t.text.trim_end_matches('/').rsplit('/').next())
-                .flatten()
+                .then(|| basename(t.text.trim_end_matches('/')))
                 .filter(|b| !b.is_empty() && *b != "~")
                 .map(str::to_string)
         };
