@@ -221,6 +221,12 @@ def cell(a, n):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):
+        print(__doc__)
+        return
+    unknown = [a for a in sys.argv[1:] if a.startswith("-") and a not in ("--peers", "--quick")]
+    if unknown:
+        sys.exit(f"unknown option {unknown[0]}; see --help")
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     peers = "--peers" in sys.argv
     quick = "--quick" in sys.argv

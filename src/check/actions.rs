@@ -131,7 +131,7 @@ impl Checker<'_> {
                     self.check_regex(file, p);
                 }
                 if let Some(v) = &r.options.validate {
-                    if !VALIDATORS.contains(&v.node.as_str()) {
+                    if !validator_names().any(|n| n == v.node) {
                         self.diags.push(
                             Diagnostic::error(
                                 Code::UnknownValidator,
@@ -141,9 +141,12 @@ impl Checker<'_> {
                             )
                             .with_label("not a validator")
                             .with_help(
-                                match did_you_mean(&v.node, VALIDATORS) {
+                                match did_you_mean(&v.node, validator_names()) {
                                     Some(s) => format!("did you mean `{s}`?"),
-                                    None => format!("validators: {}", VALIDATORS.join(", ")),
+                                    None => format!(
+                                        "validators: {}",
+                                        validator_names().collect::<Vec<_>>().join(", ")
+                                    ),
                                 },
                             ),
                         );

@@ -25,7 +25,8 @@ use ir::*;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Validator names a redaction rule may use.
+/// Validator names a redaction rule may use, besides the national-number schemes
+/// ([`crate::redact::ID_SCHEMES`]; see [`validator_names`]).
 pub const VALIDATORS: [&str; 14] = [
     "luhn",
     "iban",
@@ -42,6 +43,14 @@ pub const VALIDATORS: [&str; 14] = [
     "random_token",
     "table_columns",
 ];
+/// Every validator name a redaction rule may use: [`VALIDATORS`], then each national-number
+/// scheme's (`pesel`, `hetu`, …).
+pub fn validator_names() -> impl Iterator<Item = &'static str> {
+    VALIDATORS
+        .into_iter()
+        .chain(crate::redact::ID_SCHEMES.iter().map(|&(name, _)| name))
+}
+
 const SEVERITIES: [&str; 5] = ["info", "low", "medium", "high", "critical"];
 const DEFAULT_SEVERITY: &str = "medium";
 
@@ -250,6 +259,26 @@ mod tests {
             d[0].help.as_deref().unwrap().contains("user_message")
                 || d[0].help.as_deref().unwrap().contains("fields on")
         );
+    }
+
+    /// A national number's scheme is a validator name like the others, and a misspelt one
+    /// is suggested.
+    #[test]
+    fn scheme_validators_are_known_and_suggested() {
+        let rule = |v: &str| {
+            format!("rule a {{ on transform_tool_result redact /PESEL: (\\d{{11}})/ with \"[R]\" capture 1 validate {v} }}")
+        };
+        let (_, d) = check_str(&rule("pesel"));
+        assert!(d.is_empty(), "{d:?}");
+        let (_, d) = check_str(&rule("pesl"));
+        assert_eq!(codes(&d), ["unknown-validator"]);
+        assert_eq!(d[0].help.as_deref(), Some("did you mean `pesel`?"));
+        for name in validator_names() {
+            assert!(
+                crate::redact::Validator::from_name(name).is_some(),
+                "{name}"
+            );
+        }
     }
 
     #[test]

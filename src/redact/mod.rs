@@ -44,6 +44,7 @@ mod json;
 mod known;
 mod lanes;
 mod literals;
+mod national;
 mod profile;
 mod stream;
 mod table;
@@ -53,6 +54,7 @@ pub use known::{
     is_secret_name, is_secret_value, KnownValues, KNOWN_LABEL, KNOWN_MIN_ENTROPY, KNOWN_MIN_LEN,
     KNOWN_RULE_ID,
 };
+pub use national::{IdScheme, SCHEMES as ID_SCHEMES};
 pub use stream::{STREAM_CHUNK, STREAM_MAX_OVERLAP};
 pub use validate::{shannon_entropy, Validator};
 

@@ -8,6 +8,7 @@
 //! pack does *not* put it on its GitHub rules, because test tokens, truncated copies and
 //! hand-made fixtures fail the checksum and a redactor should still remove them.
 
+use super::national::IdScheme;
 use aho_corasick::AhoCorasick;
 use std::sync::LazyLock;
 
@@ -29,6 +30,9 @@ pub enum Validator {
     NationalId,
     /// Dutch citizen service number (BSN): 9 digits passing the 11-test, not all zeros.
     Bsn,
+    /// A national identity, tax or licence number of one issuing scheme (`pesel`, `hetu`,
+    /// `codice_fiscale`, …): its shape, encoded date and check (see [`IdScheme`]).
+    Id(IdScheme),
     /// GitHub `gh?_` / `github_pat_` style token: the last 6 characters are the base62
     /// (`0-9A-Za-z`, zero-padded) CRC-32 (IEEE) of the 30 random characters between the
     /// `prefix_` and the checksum (the prefix itself is **not** covered).
@@ -97,7 +101,7 @@ impl Validator {
             "prefixed_token" => Validator::PrefixedToken,
             "random_token" => Validator::RandomToken,
             "table_columns" => Validator::TableColumns,
-            _ => return None,
+            _ => return IdScheme::from_name(name).map(Validator::Id),
         })
     }
 
@@ -109,6 +113,7 @@ impl Validator {
             Validator::Ssn => "ssn",
             Validator::NationalId => "national_id",
             Validator::Bsn => "bsn",
+            Validator::Id(scheme) => scheme.name(),
             Validator::GithubCrc32 => "github_crc32",
             Validator::Jwt => "jwt",
             Validator::SecretValue => "secret_value",
@@ -127,8 +132,9 @@ impl Validator {
         matches!(self, Validator::SecretValue | Validator::HighEntropy)
     }
 
-    /// True for checksum validators (`luhn`, `iban`, `ssn`, `national_id`, `bsn`,
-    /// `github_crc32`): a match that passes is self-certifying, one that fails is a look-alike.
+    /// True for checksum validators (`luhn`, `iban`, `ssn`, `national_id`, `bsn`, a scheme's
+    /// own check, `github_crc32`): a match that passes is self-certifying, one that fails is a
+    /// look-alike.
     pub fn is_checksum(self) -> bool {
         matches!(
             self,
@@ -137,6 +143,7 @@ impl Validator {
                 | Validator::Ssn
                 | Validator::NationalId
                 | Validator::Bsn
+                | Validator::Id(_)
                 | Validator::GithubCrc32
         )
     }
@@ -156,6 +163,7 @@ impl Validator {
             Validator::Ssn => ssn_ok(s),
             Validator::NationalId => national_id_ok(s),
             Validator::Bsn => bsn_ok(s),
+            Validator::Id(scheme) => scheme.check(s),
             Validator::GithubCrc32 => github_crc32_ok(s),
             Validator::Jwt => jwt_ok(s),
             Validator::SecretValue => secret_value_ok(s),
@@ -1176,7 +1184,7 @@ pub fn luhn_ok(s: &[u8]) -> bool {
 }
 
 /// The Luhn check over digit values (0–9): every second digit from the right doubled.
-fn luhn_digits_ok(digits: &[u8]) -> bool {
+pub(super) fn luhn_digits_ok(digits: &[u8]) -> bool {
     let mut sum = 0u32;
     for (i, &d) in digits.iter().rev().enumerate() {
         let mut v = d as u32;
