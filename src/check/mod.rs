@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 /// Validator names a redaction rule may use, besides the national-number schemes
 /// ([`crate::redact::ID_SCHEMES`]; see [`validator_names`]).
-pub const VALIDATORS: [&str; 14] = [
+pub const VALIDATORS: [&str; 15] = [
     "luhn",
     "iban",
     "ssn",
@@ -42,6 +42,7 @@ pub const VALIDATORS: [&str; 14] = [
     "prefixed_token",
     "random_token",
     "table_columns",
+    "table_birth_dates",
 ];
 /// Every validator name a redaction rule may use: [`VALIDATORS`], then each national-number
 /// scheme's (`pesel`, `hetu`, …).

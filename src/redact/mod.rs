@@ -938,7 +938,7 @@ impl Redactor {
             .collect();
         let reads_tables = rules
             .iter()
-            .any(|r| r.spec.validator == Some(Validator::TableColumns));
+            .any(|r| r.spec.validator.and_then(Validator::table_column).is_some());
         Ok(Redactor {
             reads_tables,
             rules,
@@ -1675,9 +1675,9 @@ impl Redactor {
                 }
                 // a table's header cell: the secrets are the cells below it (`table.rs`), each
                 // judged by the rule's validator, and the search goes on after the table
-                if rule.spec.validator == Some(Validator::TableColumns) {
+                if let Some(kind) = rule.spec.validator.and_then(Validator::table_column) {
                     let (cells, table_end) =
-                        table::cells(hay, ms, piece_end(hay, ms, hay.len(), segmented));
+                        table::cells(hay, ms, piece_end(hay, ms, hay.len(), segmented), kind);
                     for (ss, se) in cells {
                         if !self.overlaps_placeholder(hay, ss, se)
                             && matches!(self.verdict(rule, &hay[ss..se], &[], &[]), Verdict::Accept)
@@ -1832,12 +1832,13 @@ impl Redactor {
             if c.rule == VETO {
                 return false;
             }
-            // a checksum rule, or a value a credential-named key certifies (`asanaToken =
-            // "3940241821209427"`: a token, whatever the card check says), keeps its claim
+            // a checksum rule, a value a credential-named key certifies (`asanaToken =
+            // "3940241821209427"`: a token, whatever the card check says), or a national
+            // number its label names (`ITIN: 912-78-4836`, no SSN) keeps its claim
             let certified = self.rules.get(c.rule as usize).is_some_and(|r| {
-                r.spec
-                    .validator
-                    .is_some_and(|v| v.is_checksum() || v.checks_key_name())
+                r.spec.validator.is_some_and(|v| {
+                    v.is_checksum() || v.checks_key_name() || matches!(v, Validator::Scheme(_))
+                })
             });
             certified || !vetoes.iter().any(|&(s, e)| s <= c.start && c.end <= e)
         });

@@ -5,11 +5,13 @@
 //! The pii pack's rules find these numbers only after their label (`PESEL:`, `Henkilötunnus`,
 //! `Codice fiscale`), so a check here tells a real number from a look-alike of the same shape
 //! (an order number after the label's words, a `0000000000` placeholder). Schemes without a
-//! check digit (Danish CPR since 2007, US ITIN, Korean RRNs issued since 2020, driving
-//! licences) are checked by structure only and rely on their label.
+//! check digit (Danish CPR since 2007, US ITIN, Korean RRNs — whose check digit is not
+//! verified, as numbers issued since 2020 have none —, Indian PAN, US MBI, driving licences)
+//! are checked by structure only and rely on their label ([`IdScheme::has_check`]).
 //!
-//! Separators people write inside a number (space, `-`, `.`, `/`, and the Swedish `+`) are
-//! ignored, except where the scheme gives one a meaning (the Finnish century sign).
+//! Separators people write inside a number (space, tab, `-`, `.`, `/`) are ignored, except
+//! by the schemes that read them: the Finnish century sign, the Swedish `+` (the only other
+//! separators a personnummer may hold are space and `-`), and an MRZ's line break.
 
 use super::validate::luhn_digits_ok;
 
@@ -33,8 +35,8 @@ pub enum IdScheme {
     /// `LMNPQRSTUV`), a month letter, and the odd/even check letter.
     CodiceFiscale,
     /// Mexican CURP (`curp`): 18 characters, a birth date, sex `H`/`M`/`X`, one of the 33
-    /// state codes, three consonants. Its check digit is not verified: published examples
-    /// disagree on it.
+    /// state codes, three consonants, and the check digit (weights 18 … 2 over the alphabet
+    /// `0-9 A-N Ñ O-Z`).
     Curp,
     /// Australian tax file number (`tfn`): 8 or 9 digits, weighted sum divisible by 11.
     Tfn,
@@ -48,7 +50,7 @@ pub enum IdScheme {
     /// Korean resident registration number (`rrn`): `YYMMDD-SNNNNNN`, a valid date and a
     /// sex / century digit (the check digit is not kept since 2020).
     Rrn,
-    /// Singapore NRIC / FIN (`nric`): `S`/`T`/`F`/`G`, seven digits, the check letter.
+    /// Singapore NRIC / FIN (`nric`): `S`/`T`/`F`/`G`/`M`, seven digits, the check letter.
     Nric,
     /// German tax ID, Steuer-IdNr (`steuer_id`): 11 digits, not starting 0, one digit of the
     /// first ten repeated (twice or three times), the ISO 7064 MOD 11,10 check digit.
@@ -65,7 +67,8 @@ pub enum IdScheme {
     /// Irish PPS number (`ppsn`): seven digits, the mod-23 check letter, an optional second
     /// letter.
     Ppsn,
-    /// Portuguese NIF (`pt_nif`): 9 digits, the first 1–3, 5, 6, 8 or 9, mod-11 check digit.
+    /// Portuguese NIF (`pt_nif`): 9 digits, the first 1–3 or 5–9 (or `45`), mod-11 check
+    /// digit.
     PtNif,
     /// Turkish identity number, T.C. Kimlik No (`tckn`): 11 digits, not starting 0, the two
     /// check digits of the odd / even sums.
@@ -76,8 +79,8 @@ pub enum IdScheme {
     /// US Medicare Beneficiary Identifier (`mbi`): 11 characters, digits and letters at fixed
     /// places, never `S L O I B Z`.
     Mbi,
-    /// A passport's machine-readable zone (`mrz`): the two lines of a TD3 (44 characters) or
-    /// TD2 (36) document, the second line's document-number, birth-date and expiry check
+    /// A travel document's machine-readable zone (`mrz`): the two lines of a passport (TD3,
+    /// 44 characters) or of an ID card or visa in the TD2 format (36), the second line's document-number, birth-date and expiry check
     /// digits (weights 7-3-1) right.
     Mrz,
     /// A driving licence number (`driving_licence`): 5–20 letters and digits, at least four of
@@ -125,6 +128,21 @@ impl IdScheme {
             .iter()
             .find(|(_, s)| *s == self)
             .map_or("", |(n, _)| n)
+    }
+
+    /// True for the schemes whose numbers carry a check digit or letter, so that one which
+    /// passes certifies itself; the others (CPR, ITIN, RRN, PAN, MBI, a driving licence) are
+    /// checked by structure only and still go through the placeholder filters.
+    pub fn has_check(self) -> bool {
+        !matches!(
+            self,
+            IdScheme::Cpr
+                | IdScheme::Itin
+                | IdScheme::Rrn
+                | IdScheme::Pan
+                | IdScheme::Mbi
+                | IdScheme::DrivingLicence
+        )
     }
 
     /// True if `s` (separators allowed, see the module docs) is a number of this scheme.
@@ -219,7 +237,7 @@ impl IdScheme {
             IdScheme::PtNif => {
                 all_digits
                     && c.len() == 9
-                    && matches!(d[0], 1..=3 | 5 | 6 | 8 | 9)
+                    && (matches!(d[0], 1..=3 | 5..=9) || (d[0] == 4 && d[1] == 5))
                     && match 11 - weighted(&d[..8], &[9, 8, 7, 6, 5, 4, 3, 2]) % 11 {
                         10 | 11 => d[8] == 0,
                         k => d[8] == k,
@@ -410,7 +428,18 @@ fn curp_ok(c: &[u8]) -> bool {
         return false;
     }
     let d: Vec<u32> = c[4..10].iter().map(|&b| u32::from(b - b'0')).collect();
-    date_ok(num(&d[4..6]), num(&d[2..4]))
+    // the alphabet counts Ñ after N, so O … Z are one higher than their ASCII distance
+    let value = |b: u8| match b {
+        b'0'..=b'9' => u32::from(b - b'0'),
+        b'A'..=b'N' => u32::from(b - b'A') + 10,
+        _ => u32::from(b - b'A') + 11,
+    };
+    let sum: u32 = c[..17]
+        .iter()
+        .zip((2..=18).rev())
+        .map(|(&b, w)| value(b) * w)
+        .sum();
+    date_ok(num(&d[4..6]), num(&d[2..4])) && (10 - sum % 10) % 10 == u32::from(c[17] - b'0')
 }
 
 /// See [`IdScheme::Rut`].
@@ -450,6 +479,7 @@ fn nric_ok(c: &[u8]) -> bool {
         b'T' => (4, b"JZIHGFEDCBA"),
         b'F' => (0, b"XWUTRQPNMLK"),
         b'G' => (4, b"XWUTRQPNMLK"),
+        b'M' => (3, b"XWUTRQPNJLK"),
         _ => return false,
     };
     letters[((sum + offset) % 11) as usize] == c[8]
@@ -526,11 +556,13 @@ mod tests {
         (Personnummer, "19811218-9876", "19811218-9877"),
         (Fodselsnummer, "01010750160", "01010750161"),
         (CodiceFiscale, "RSSMRA85T10A562S", "RSSMRA85T10A562T"),
+        (Curp, "HEGG560427MVZRRL04", "HEGG560427MVZRRL05"),
         (Tfn, "123 456 782", "123 456 783"),
         (Rut, "12.345.678-5", "12.345.678-6"),
         (Rut, "6.557.702-K", "6.557.702-1"),
         (Nhs, "943 476 5919", "943 476 5918"),
         (Nric, "S1234567D", "S1234567E"),
+        (Nric, "M1234567K", "M1234567X"),
         (SteuerId, "86095742719", "86095742718"),
         (BeNationalNumber, "85.07.30-033.28", "85.07.30-033.29"),
         (CnResidentId, "11010519491231002X", "110105194912310021"),
@@ -538,6 +570,7 @@ mod tests {
         (Ppsn, "1234567T", "1234567A"),
         (Ppsn, "1234567FA", "1234567TA"),
         (PtNif, "123456789", "123456788"),
+        (PtNif, "451234561", "451234562"),
         (Tckn, "10000000146", "10000000147"),
         (Pan, "ABCPD1234Z", "ABCDE1234Z"),
         (Mbi, "1EG4-TE5-MK73", "1EG4-TS5-MK73"),
@@ -572,9 +605,8 @@ mod tests {
         assert!(Rrn.check(b"970307-2084444"));
         assert!(!Rrn.check(b"971307-2084444"));
         assert!(!Rrn.check(b"970307-9084444"));
-        assert!(Curp.check(b"HEGG560427MVZRRL05"));
-        assert!(!Curp.check(b"HEGG560427MXXRRL05"));
-        assert!(!Curp.check(b"HEGG561327MVZRRL05"));
+        assert!(!Curp.check(b"HEGG560427MXXRRL04"));
+        assert!(!Curp.check(b"HEGG561327MVZRRL04"));
         assert!(DrivingLicence.check(b"W9937-90540-55493"));
         assert!(DrivingLicence.check(b"TAKAH951207LU9HX"));
         assert!(!DrivingLicence.check(b"CLASS-B"));

@@ -1,4 +1,5 @@
-//! Tables whose header names a credential column: the cells under it are secrets.
+//! Tables whose header names a credential column (or a date-of-birth column): the cells
+//! under it are secrets (or personal data).
 //!
 //! A database client, a secret store's CLI or a CSV export prints values in a grid, and the
 //! only thing that says a cell is a credential is its column's name, lines away:
@@ -24,6 +25,9 @@
 //! Each cell is then judged by the rule's validator ([`Validator::TableColumns`],
 //! [`validate::table_cell_ok`]: eight or more ASCII characters, no blank, no lower-case path,
 //! and [`validate::secret_value_ok`]), so `NULL`, `true`, `read,write` and placeholders stay.
+//! A rule with `validate table_birth_dates` picks date-of-birth columns instead (`dob`,
+//! `date_of_birth`, `Birthday`, `patient_dob`, `Geburtsdatum`), and each cell must be a date
+//! ([`validate::birth_date_cell_ok`]).
 //! A stream carries an open table's header line into its next round ([`open_header`]).
 //!
 //! [`Validator::TableColumns`]: super::validate::Validator::TableColumns
@@ -96,6 +100,51 @@ fn credential_name(name: &[u8]) -> bool {
         })
     });
     (keyed || worded) && validate::key_name_ok(b"", name)
+}
+
+/// What a table rule's columns hold, told by their names (see [`cells`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Column {
+    /// Credentials (`api_key`, `password`, a `value` beside a credential-named row).
+    Credential,
+    /// Dates of birth (`dob`, `date_of_birth`, `Birthday`, `Geburtsdatum`).
+    BirthDate,
+}
+
+/// Names of a date-of-birth column, lower case with only letters and digits kept
+/// (`date_of_birth` → `dateofbirth`); also the end of a longer name (`patient_dob`).
+const BIRTH_DATE_NAMES: &[&str] = &[
+    "dob",
+    "dateofbirth",
+    "birthdate",
+    "birthday",
+    "birthdt",
+    "bday",
+    "geburtsdatum",
+    "fechanacimiento",
+    "fechadenacimiento",
+    "datenaissance",
+    "datedenaissance",
+    "datanascita",
+    "datadinascita",
+    "datanascimento",
+    "datadenascimento",
+    "geboortedatum",
+];
+
+/// Does a column name a date of birth?
+fn birth_date_name(name: &[u8]) -> bool {
+    if name.is_empty() || name.len() > MAX_NAME {
+        return false;
+    }
+    let squashed: Vec<u8> = name
+        .iter()
+        .filter(|b| b.is_ascii_alphanumeric())
+        .map(u8::to_ascii_lowercase)
+        .collect();
+    BIRTH_DATE_NAMES
+        .iter()
+        .any(|n| squashed.ends_with(n.as_bytes()))
 }
 
 /// Header names of the column that holds a row's name in a name / value listing.
@@ -227,9 +276,10 @@ struct Columns {
     value: Option<(usize, usize)>,
 }
 
-/// Which columns hold secrets: credential-named ones, and a `value` column (with the index
-/// of the column naming its rows). `None` when the line is no header of names.
-fn columns(hay: &[u8], cells: &[(usize, usize)]) -> Option<Columns> {
+/// Which columns hold secrets: those named for `kind`, and for credentials a `value` column
+/// (with the index of the column naming its rows). `None` when the line is no header of
+/// names.
+fn columns(hay: &[u8], cells: &[(usize, usize)], kind: Column) -> Option<Columns> {
     let names: Vec<&[u8]> = cells
         .iter()
         .map(|&c| {
@@ -246,9 +296,17 @@ fn columns(hay: &[u8], cells: &[(usize, usize)]) -> Option<Columns> {
     if !named || names.iter().filter(|n| !n.is_empty()).count() < 2 {
         return None;
     }
-    let secret: Vec<usize> = (0..names.len())
-        .filter(|&i| credential_name(names[i]))
-        .collect();
+    let named_for = |n: &[u8]| match kind {
+        Column::Credential => credential_name(n),
+        Column::BirthDate => birth_date_name(n),
+    };
+    let secret: Vec<usize> = (0..names.len()).filter(|&i| named_for(names[i])).collect();
+    if kind == Column::BirthDate {
+        return (!secret.is_empty()).then_some(Columns {
+            secret,
+            value: None,
+        });
+    }
     let value = names
         .iter()
         .position(|n| n.eq_ignore_ascii_case(b"value"))
@@ -266,11 +324,11 @@ fn columns(hay: &[u8], cells: &[(usize, usize)]) -> Option<Columns> {
     (!secret.is_empty() || value.is_some()).then_some(Columns { secret, value })
 }
 
-/// The cells (trimmed spans) under the credential columns of the table whose header holds
+/// The cells (trimmed spans) under the columns of `kind` of the table whose header holds
 /// the match starting at `at`, reading rows up to `end`, for the rule's validator to judge;
 /// also where the table ends (the search goes on from there: a row is read once, not again
 /// as a header of the rows below it). No cells when the line is no table header.
-pub fn cells(hay: &[u8], at: usize, end: usize) -> (Vec<(usize, usize)>, usize) {
+pub fn cells(hay: &[u8], at: usize, end: usize, kind: Column) -> (Vec<(usize, usize)>, usize) {
     let mut out = Vec::new();
     let Some((ls, le)) = header_line(hay, at, end) else {
         return (out, at);
@@ -279,11 +337,11 @@ pub fn cells(hay: &[u8], at: usize, end: usize) -> (Vec<(usize, usize)>, usize) 
         return (out, le);
     };
     if sep == Sep::Tuple {
-        tuples(hay, (ls, le), end, &mut out);
+        tuples(hay, (ls, le), end, kind, &mut out);
         return (out, le);
     }
     let header = split(hay, (ls, le), sep);
-    let Some(cols) = columns(hay, &header) else {
+    let Some(cols) = columns(hay, &header, kind) else {
         return (out, le);
     };
     let mut s = le + 1;
@@ -336,7 +394,11 @@ pub fn open_header(hay: &[u8], at: usize, cap: usize) -> Option<usize> {
                 break;
             }
             shape = Some((sep, n));
-            if e - s <= MAX_HEADER && columns(hay, &cells).is_some() {
+            if e - s <= MAX_HEADER
+                && [Column::Credential, Column::BirthDate]
+                    .into_iter()
+                    .any(|kind| columns(hay, &cells, kind).is_some())
+            {
                 header = Some(s);
             }
         }
@@ -374,7 +436,13 @@ fn take(hay: &[u8], row: &[(usize, usize)], cols: &Columns, out: &mut Vec<(usize
 
 /// `INSERT INTO t (a, secret, …) VALUES (…), (…);`: the column list is the header, each
 /// parenthesised tuple after `VALUES` a row.
-fn tuples(hay: &[u8], (ls, le): (usize, usize), end: usize, out: &mut Vec<(usize, usize)>) {
+fn tuples(
+    hay: &[u8],
+    (ls, le): (usize, usize),
+    end: usize,
+    kind: Column,
+    out: &mut Vec<(usize, usize)>,
+) {
     let lower = hay[ls..le].to_ascii_lowercase();
     // the `VALUES` that follows a `)` (a table may be named `app_values`)
     let Some(v) = (0..lower.len().saturating_sub(5)).find(|&k| {
@@ -392,7 +460,7 @@ fn tuples(hay: &[u8], (ls, le): (usize, usize), end: usize, out: &mut Vec<(usize
         return;
     }
     let header = split(hay, (ls + open + 1, ls + close), Sep::Tuple);
-    let Some(cols) = columns(hay, &header).filter(|c| !c.secret.is_empty()) else {
+    let Some(cols) = columns(hay, &header, kind).filter(|c| !c.secret.is_empty()) else {
         return;
     };
     let mut i = ls + v + 6;
@@ -457,7 +525,7 @@ mod tests {
     /// rule's validator accepts, as the engine judges them.
     fn found(text: &str, word: &str) -> Vec<String> {
         let at = text.find(word).expect("the header word");
-        cells(text.as_bytes(), at, text.len())
+        cells(text.as_bytes(), at, text.len(), Column::Credential)
             .0
             .into_iter()
             .map(|(s, e)| text[s..e].to_string())
@@ -517,6 +585,32 @@ mod tests {
         // the topmost header-like line of a name / value table
         let nv = "│ NAME │ VALUE │\n│ DB_SECRET │ x │\n│ API_TOKEN │ y │\n";
         assert_eq!(open_header(nv.as_bytes(), nv.len() - 2, 1 << 20), Some(0));
+    }
+
+    /// A date-of-birth column: its cells that are dates, in every table shape; a column
+    /// named otherwise, or a cell that is no date, is left.
+    #[test]
+    fn birth_date_columns_give_their_dates() {
+        let dates = |text: &str, word: &str| -> Vec<String> {
+            let at = text.find(word).expect("the header word");
+            cells(text.as_bytes(), at, text.len(), Column::BirthDate)
+                .0
+                .into_iter()
+                .map(|(s, e)| text[s..e].to_string())
+                .filter(|c| validate::birth_date_cell_ok(c.as_bytes()))
+                .collect()
+        };
+        let csv = "id,name,dob,plan\n1,Ana,10/21/1997,basic\n2,Bo,unknown,pro\n";
+        assert_eq!(dates(csv, "dob"), ["10/21/1997"]);
+        let psql = " id | patient_birth_date\n----+----\n  7 | 2002-09-28\n(1 row)\n";
+        assert_eq!(dates(psql, "patient_birth_date"), ["2002-09-28"]);
+        let sql = "INSERT INTO m (id, birth_dt) VALUES (1, '1965-02-10'), (2, NULL);";
+        assert_eq!(dates(sql, "birth_dt"), ["1965-02-10"]);
+        let tsv = "Name\tGeburtsdatum\nAna\t17.10.2002\n";
+        assert_eq!(dates(tsv, "Geburtsdatum"), ["17.10.2002"]);
+        // a credential rule's columns are not a birth-date rule's, nor the reverse
+        assert!(dates("id,birthday_reminder\n1,2024-01-01\n", "birthday").is_empty());
+        assert!(found("id,dob\n1,Zq8xV2mK9pL4nB7w\n", "dob").is_empty());
     }
 
     #[test]

@@ -32,7 +32,7 @@ pub enum Validator {
     Bsn,
     /// A national identity, tax or licence number of one issuing scheme (`pesel`, `hetu`,
     /// `codice_fiscale`, …): its shape, encoded date and check (see [`IdScheme`]).
-    Id(IdScheme),
+    Scheme(IdScheme),
     /// GitHub `gh?_` / `github_pat_` style token: the last 6 characters are the base62
     /// (`0-9A-Za-z`, zero-padded) CRC-32 (IEEE) of the 30 random characters between the
     /// `prefix_` and the checksum (the prefix itself is **not** covered).
@@ -81,6 +81,9 @@ pub enum Validator {
     /// blank, no lower-case path, and [`SecretValue`](Validator::SecretValue)). See
     /// `table.rs`.
     TableColumns,
+    /// Like [`TableColumns`](Validator::TableColumns) for date-of-birth columns (`dob`,
+    /// `date_of_birth`, `Birthday`): each cell below must be a date ([`birth_date_cell_ok`]).
+    TableBirthDates,
 }
 
 impl Validator {
@@ -101,7 +104,8 @@ impl Validator {
             "prefixed_token" => Validator::PrefixedToken,
             "random_token" => Validator::RandomToken,
             "table_columns" => Validator::TableColumns,
-            _ => return IdScheme::from_name(name).map(Validator::Id),
+            "table_birth_dates" => Validator::TableBirthDates,
+            _ => return IdScheme::from_name(name).map(Validator::Scheme),
         })
     }
 
@@ -113,7 +117,7 @@ impl Validator {
             Validator::Ssn => "ssn",
             Validator::NationalId => "national_id",
             Validator::Bsn => "bsn",
-            Validator::Id(scheme) => scheme.name(),
+            Validator::Scheme(scheme) => scheme.name(),
             Validator::GithubCrc32 => "github_crc32",
             Validator::Jwt => "jwt",
             Validator::SecretValue => "secret_value",
@@ -123,6 +127,7 @@ impl Validator {
             Validator::PrefixedToken => "prefixed_token",
             Validator::RandomToken => "random_token",
             Validator::TableColumns => "table_columns",
+            Validator::TableBirthDates => "table_birth_dates",
         }
     }
 
@@ -132,9 +137,9 @@ impl Validator {
         matches!(self, Validator::SecretValue | Validator::HighEntropy)
     }
 
-    /// True for checksum validators (`luhn`, `iban`, `ssn`, `national_id`, `bsn`, a scheme's
-    /// own check, `github_crc32`): a match that passes is self-certifying, one that fails is a
-    /// look-alike.
+    /// True for checksum validators (`luhn`, `iban`, `ssn`, `national_id`, `bsn`, a scheme
+    /// with a check digit, `github_crc32`): a match that passes is self-certifying, one that
+    /// fails is a look-alike.
     pub fn is_checksum(self) -> bool {
         matches!(
             self,
@@ -143,9 +148,8 @@ impl Validator {
                 | Validator::Ssn
                 | Validator::NationalId
                 | Validator::Bsn
-                | Validator::Id(_)
                 | Validator::GithubCrc32
-        )
+        ) || matches!(self, Validator::Scheme(scheme) if scheme.has_check())
     }
 
     /// True for the structured numbers (`luhn`, `iban`, `ssn`) whose failed check vetoes the
@@ -153,6 +157,16 @@ impl Validator {
     /// number).
     pub fn vetoes_on_failure(self) -> bool {
         matches!(self, Validator::Luhn | Validator::Iban | Validator::Ssn)
+    }
+
+    /// The columns a table rule reads (`table_columns`, `table_birth_dates`; see `table.rs`),
+    /// `None` for a rule that is no table rule.
+    pub(crate) fn table_column(self) -> Option<super::table::Column> {
+        match self {
+            Validator::TableColumns => Some(super::table::Column::Credential),
+            Validator::TableBirthDates => Some(super::table::Column::BirthDate),
+            _ => None,
+        }
     }
 
     /// True if `s` passes the format check.
@@ -163,7 +177,7 @@ impl Validator {
             Validator::Ssn => ssn_ok(s),
             Validator::NationalId => national_id_ok(s),
             Validator::Bsn => bsn_ok(s),
-            Validator::Id(scheme) => scheme.check(s),
+            Validator::Scheme(scheme) => scheme.check(s),
             Validator::GithubCrc32 => github_crc32_ok(s),
             Validator::Jwt => jwt_ok(s),
             Validator::SecretValue => secret_value_ok(s),
@@ -173,6 +187,7 @@ impl Validator {
             Validator::PrefixedToken => prefixed_token_ok(s),
             Validator::RandomToken => random_token_ok(s),
             Validator::TableColumns => table_cell_ok(s),
+            Validator::TableBirthDates => birth_date_cell_ok(s),
         }
     }
 }
@@ -285,6 +300,42 @@ pub fn table_cell_ok(s: &[u8]) -> bool {
         && !path
         && !s.iter().any(u8::is_ascii_whitespace)
         && secret_value_ok(s)
+}
+
+/// See [`Validator::TableBirthDates`]: one cell of a date-of-birth column, a date with a
+/// year from 1900 to 2099 — `1998-09-28` (a time may follow), `19960804`, `1996/08/04`,
+/// `17.10.2002`, `10/21/1997` or `21/10/1997` — whose month and day are plausible.
+pub fn birth_date_cell_ok(s: &[u8]) -> bool {
+    // the date part: up to a time (`T…`, ` 00:00:00`)
+    let end = s
+        .iter()
+        .position(|&b| b == b'T' || b == b' ')
+        .unwrap_or(s.len());
+    let parts: Vec<&[u8]> = s[..end]
+        .split(|&b| matches!(b, b'-' | b'/' | b'.'))
+        .collect();
+    let n = |p: &[u8]| -> Option<u32> {
+        (!p.is_empty() && p.len() <= 4 && p.iter().all(u8::is_ascii_digit))
+            .then(|| p.iter().fold(0, |n, &b| n * 10 + u32::from(b - b'0')))
+    };
+    let year = |y: u32| (1900..=2099).contains(&y);
+    let day_month = |d: u32, m: u32| (1..=12).contains(&m) && (1..=31).contains(&d);
+    match parts[..] {
+        [c] if c.len() == 8 => {
+            n(&c[..4]).is_some_and(year) && {
+                let (m, d) = (n(&c[4..6]), n(&c[6..8]));
+                matches!((m, d), (Some(m), Some(d)) if day_month(d, m))
+            }
+        }
+        [a, b, c] => match (n(a), n(b), n(c)) {
+            (Some(y), Some(m), Some(d)) if a.len() == 4 => year(y) && day_month(d, m),
+            (Some(x), Some(y2), Some(y)) if c.len() == 4 => {
+                year(y) && (day_month(x, y2) || day_month(y2, x))
+            }
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// A `<…>` placeholder in a value (`<your-key>`, `<token`, `Bearer <TOKEN>`): a `<` that
@@ -1782,6 +1833,35 @@ mod tests {
         assert!(national_id_ok(b"2 69 05 2A 341 732 62"));
         assert!(national_id_ok(b"2 69 05 2a 341 732 62"));
         assert!(!national_id_ok(b"2 69 05 2B 341 732 62"));
+    }
+
+    #[test]
+    fn birth_date_cells() {
+        for ok in [
+            "1998-09-28",
+            "1998-09-28T00:00:00Z",
+            "19960804",
+            "1996/08/04",
+            "17.10.2002",
+            "10/21/1997",
+            "21/10/1997",
+        ] {
+            assert!(birth_date_cell_ok(ok.as_bytes()), "{ok}");
+        }
+        for no in [
+            "",
+            "NULL",
+            "1998-13-28",
+            "1898-09-28",
+            "19961304",
+            "21/21/1997",
+            "10/21/97",
+            "2002",
+            "v1.2.3",
+            "1.2.2002.4",
+        ] {
+            assert!(!birth_date_cell_ok(no.as_bytes()), "{no}");
+        }
     }
 
     #[test]
