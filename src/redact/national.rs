@@ -5,9 +5,9 @@
 //! The pii pack's rules find these numbers only after their label (`PESEL:`, `Henkilötunnus`,
 //! `Codice fiscale`), so a check here tells a real number from a look-alike of the same shape
 //! (an order number after the label's words, a `0000000000` placeholder). Schemes without a
-//! check digit (Danish CPR since 2007, US ITIN, Korean RRNs — whose check digit is not
-//! verified, as numbers issued since 2020 have none —, Indian PAN, US MBI, driving licences)
-//! are checked by structure only and rely on their label ([`IdScheme::has_check`]).
+//! check digit (Danish CPR since 2007, US ITIN, Indian PAN, US MBI, driving licences) and the
+//! Korean RRN (issued without one since 2020, so none is verified) are checked by structure
+//! only and rely on their label ([`IdScheme::has_check`]).
 //!
 //! Separators people write inside a number (space, tab, `-`, `.`, `/`) are ignored, except
 //! by the schemes that read them: the Finnish century sign, the Swedish `+` (the only other
@@ -127,7 +127,8 @@ impl IdScheme {
         SCHEMES
             .iter()
             .find(|(_, s)| *s == self)
-            .map_or("", |(n, _)| n)
+            .map(|(n, _)| *n)
+            .expect("every scheme is in SCHEMES")
     }
 
     /// True for the schemes whose numbers carry a check digit or letter, so that one which
@@ -162,23 +163,6 @@ impl IdScheme {
                     && (10 - weighted(&d[..10], &[1, 3, 7, 9]) % 10) % 10 == d[10]
             }
             IdScheme::Hetu => hetu_ok(s),
-            IdScheme::Mrz => mrz_ok(s),
-            IdScheme::Tckn => {
-                all_digits && c.len() == 11 && d[0] != 0 && {
-                    let odd = d[0] + d[2] + d[4] + d[6] + d[8];
-                    let even = d[1] + d[3] + d[5] + d[7];
-                    (odd * 7 + 10 * even - even) % 10 == d[9]
-                        && d[..10].iter().sum::<u32>() % 10 == d[10]
-                }
-            }
-            IdScheme::Pan => {
-                c.len() == 10
-                    && c[..5].iter().all(u8::is_ascii_uppercase)
-                    && b"ABCFGHJLPT".contains(&c[3])
-                    && c[5..9].iter().all(u8::is_ascii_digit)
-                    && c[9].is_ascii_uppercase()
-            }
-            IdScheme::Mbi => mbi_ok(&c),
             IdScheme::Personnummer => personnummer_ok(s),
             IdScheme::Cpr => all_digits && c.len() == 10 && date_ok(num(&d[..2]), num(&d[2..4])),
             IdScheme::Fodselsnummer => all_digits && c.len() == 11 && fodselsnummer_ok(&d),
@@ -243,6 +227,23 @@ impl IdScheme {
                         k => d[8] == k,
                     }
             }
+            IdScheme::Tckn => {
+                all_digits && c.len() == 11 && d[0] != 0 && {
+                    let odd = d[0] + d[2] + d[4] + d[6] + d[8];
+                    let even = d[1] + d[3] + d[5] + d[7];
+                    (odd * 7 + 10 * even - even) % 10 == d[9]
+                        && d[..10].iter().sum::<u32>() % 10 == d[10]
+                }
+            }
+            IdScheme::Pan => {
+                c.len() == 10
+                    && c[..5].iter().all(u8::is_ascii_uppercase)
+                    && b"ABCFGHJLPT".contains(&c[3])
+                    && c[5..9].iter().all(u8::is_ascii_digit)
+                    && c[9].is_ascii_uppercase()
+            }
+            IdScheme::Mbi => mbi_ok(&c),
+            IdScheme::Mrz => mrz_ok(s),
             IdScheme::DrivingLicence => {
                 (5..=20).contains(&c.len())
                     && c.iter().all(u8::is_ascii_alphanumeric)
