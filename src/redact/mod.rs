@@ -938,7 +938,7 @@ impl Redactor {
             .collect();
         let reads_tables = rules
             .iter()
-            .any(|r| r.spec.validator.and_then(Validator::table_column).is_some());
+            .any(|r| r.spec.validator.and_then(table::Column::of).is_some());
         Ok(Redactor {
             reads_tables,
             rules,
@@ -1675,7 +1675,7 @@ impl Redactor {
                 }
                 // a table's header cell: the secrets are the cells below it (`table.rs`), each
                 // judged by the rule's validator, and the search goes on after the table
-                if let Some(kind) = rule.spec.validator.and_then(Validator::table_column) {
+                if let Some(kind) = rule.spec.validator.and_then(table::Column::of) {
                     let (cells, table_end) =
                         table::cells(hay, ms, piece_end(hay, ms, hay.len(), segmented), kind);
                     for (ss, se) in cells {

@@ -13,8 +13,6 @@
 //! by the schemes that read them: the Finnish century sign, the Swedish `+` (the only other
 //! separators a personnummer may hold are space and `-`), and an MRZ's line break.
 
-use super::validate::luhn_digits_ok;
-
 /// One issuing scheme's number (the `validate` name in brackets).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IdScheme {
@@ -252,6 +250,22 @@ impl IdScheme {
             }
         }
     }
+}
+
+/// The Luhn check over digit values (0–9): every second digit from the right doubled.
+pub(super) fn luhn_digits_ok(digits: &[u8]) -> bool {
+    let mut sum = 0u32;
+    for (i, &d) in digits.iter().rev().enumerate() {
+        let mut v = d as u32;
+        if i % 2 == 1 {
+            v *= 2;
+            if v > 9 {
+                v -= 9;
+            }
+        }
+        sum += v;
+    }
+    sum % 10 == 0
 }
 
 /// The decimal number the digits `d` spell.

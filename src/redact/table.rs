@@ -111,6 +111,18 @@ pub enum Column {
     BirthDate,
 }
 
+impl Column {
+    /// The columns a table rule reads, by its validator (`table_columns`,
+    /// `table_birth_dates`); `None` for a rule that is no table rule.
+    pub fn of(v: validate::Validator) -> Option<Column> {
+        match v {
+            validate::Validator::TableColumns => Some(Column::Credential),
+            validate::Validator::TableBirthDates => Some(Column::BirthDate),
+            _ => None,
+        }
+    }
+}
+
 /// Names of a date-of-birth column, lower case with only letters and digits kept
 /// (`date_of_birth` → `dateofbirth`); also the end of a longer name (`patient_dob`).
 const BIRTH_DATE_NAMES: &[&str] = &[

@@ -8,7 +8,7 @@
 //! pack does *not* put it on its GitHub rules, because test tokens, truncated copies and
 //! hand-made fixtures fail the checksum and a redactor should still remove them.
 
-use super::national::IdScheme;
+use super::national::{luhn_digits_ok, IdScheme};
 use aho_corasick::AhoCorasick;
 use std::sync::LazyLock;
 
@@ -157,16 +157,6 @@ impl Validator {
     /// number).
     pub fn vetoes_on_failure(self) -> bool {
         matches!(self, Validator::Luhn | Validator::Iban | Validator::Ssn)
-    }
-
-    /// The columns a table rule reads (`table_columns`, `table_birth_dates`; see `table.rs`),
-    /// `None` for a rule that is no table rule.
-    pub(crate) fn table_column(self) -> Option<super::table::Column> {
-        match self {
-            Validator::TableColumns => Some(super::table::Column::Credential),
-            Validator::TableBirthDates => Some(super::table::Column::BirthDate),
-            _ => None,
-        }
     }
 
     /// True if `s` passes the format check.
@@ -1232,22 +1222,6 @@ pub fn luhn_ok(s: &[u8]) -> bool {
         return false;
     }
     luhn_digits_ok(&digits[..n])
-}
-
-/// The Luhn check over digit values (0–9): every second digit from the right doubled.
-pub(super) fn luhn_digits_ok(digits: &[u8]) -> bool {
-    let mut sum = 0u32;
-    for (i, &d) in digits.iter().rev().enumerate() {
-        let mut v = d as u32;
-        if i % 2 == 1 {
-            v *= 2;
-            if v > 9 {
-                v -= 9;
-            }
-        }
-        sum += v;
-    }
-    sum % 10 == 0
 }
 
 pub fn iban_ok(s: &[u8]) -> bool {
