@@ -284,7 +284,7 @@ fn one_digit(d: &[u32]) -> bool {
 }
 
 /// A plausible day of a month (29 February allowed, the year is not always known).
-fn date_ok(day: u32, month: u32) -> bool {
+pub(super) fn date_ok(day: u32, month: u32) -> bool {
     let last = match month {
         2 => 29,
         4 | 6 | 9 | 11 => 30,

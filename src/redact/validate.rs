@@ -8,7 +8,7 @@
 //! pack does *not* put it on its GitHub rules, because test tokens, truncated copies and
 //! hand-made fixtures fail the checksum and a redactor should still remove them.
 
-use super::national::{luhn_digits_ok, IdScheme};
+use super::national::{date_ok, luhn_digits_ok, IdScheme};
 use aho_corasick::AhoCorasick;
 use std::sync::LazyLock;
 
@@ -294,7 +294,8 @@ pub fn table_cell_ok(s: &[u8]) -> bool {
 
 /// See [`Validator::TableBirthDates`]: one cell of a date-of-birth column, a date with a
 /// year from 1900 to 2099 — `1998-09-28` (a time may follow), `19960804`, `1996/08/04`,
-/// `17.10.2002`, `10/21/1997` or `21/10/1997` — whose month and day are plausible.
+/// `17.10.2002`, `10/21/1997` or `21/10/1997` — whose month and day are plausible (the
+/// national numbers' [`date_ok`]: 31 February is no date).
 pub fn birth_date_cell_ok(s: &[u8]) -> bool {
     // the date part: up to a time (`T…`, ` 00:00:00`)
     let end = s
@@ -309,18 +310,17 @@ pub fn birth_date_cell_ok(s: &[u8]) -> bool {
             .then(|| p.iter().fold(0, |n, &b| n * 10 + u32::from(b - b'0')))
     };
     let year = |y: u32| (1900..=2099).contains(&y);
-    let day_month = |d: u32, m: u32| (1..=12).contains(&m) && (1..=31).contains(&d);
     match parts[..] {
         [c] if c.len() == 8 => {
             n(&c[..4]).is_some_and(year) && {
                 let (m, d) = (n(&c[4..6]), n(&c[6..8]));
-                matches!((m, d), (Some(m), Some(d)) if day_month(d, m))
+                matches!((m, d), (Some(m), Some(d)) if date_ok(d, m))
             }
         }
         [a, b, c] => match (n(a), n(b), n(c)) {
-            (Some(y), Some(m), Some(d)) if a.len() == 4 => year(y) && day_month(d, m),
+            (Some(y), Some(m), Some(d)) if a.len() == 4 => year(y) && date_ok(d, m),
             (Some(x), Some(y2), Some(y)) if c.len() == 4 => {
-                year(y) && (day_month(x, y2) || day_month(y2, x))
+                year(y) && (date_ok(x, y2) || date_ok(y2, x))
             }
             _ => false,
         },
