@@ -27,7 +27,9 @@
 //! and [`validate::secret_value_ok`]), so `NULL`, `true`, `read,write` and placeholders stay.
 //! A rule with `validate table_birth_dates` picks date-of-birth columns instead (`dob`,
 //! `date_of_birth`, `Birthday`, `patient_dob`, `Geburtsdatum`), and each cell must be a date
-//! ([`validate::birth_date_cell_ok`]).
+//! ([`validate::birth_date_cell_ok`]); one with `validate table_id_numbers` picks columns of
+//! personal id numbers (`ssn`, `passport_no`, `tax_id`, `ni_number`), and each cell must
+//! read as one ([`validate::id_number_cell_ok`]).
 //! A stream carries an open table's header line into its next round ([`open_header`]).
 //!
 //! [`Validator::TableColumns`]: super::validate::Validator::TableColumns
@@ -109,16 +111,31 @@ pub enum Column {
     Credential,
     /// Dates of birth (`dob`, `date_of_birth`, `Birthday`, `Geburtsdatum`).
     BirthDate,
+    /// Personal id numbers (`ssn`, `passport_number`, `tax_id`, `ni_number`).
+    IdNumber,
 }
 
 impl Column {
+    /// Every kind.
+    const ALL: [Column; 3] = [Column::Credential, Column::BirthDate, Column::IdNumber];
+
     /// The columns a table rule reads, by its validator (`table_columns`,
-    /// `table_birth_dates`); `None` for a rule that is no table rule.
+    /// `table_birth_dates`, `table_id_numbers`); `None` for a rule that is no table rule.
     pub fn of(v: validate::Validator) -> Option<Column> {
         match v {
             validate::Validator::TableColumns => Some(Column::Credential),
             validate::Validator::TableBirthDates => Some(Column::BirthDate),
+            validate::Validator::TableIdNumbers => Some(Column::IdNumber),
             _ => None,
+        }
+    }
+
+    /// Does a column named `name` hold this kind's values?
+    fn names(self, name: &[u8]) -> bool {
+        match self {
+            Column::Credential => credential_name(name),
+            Column::BirthDate => birth_date_name(name),
+            Column::IdNumber => id_number_name(name),
         }
     }
 }
@@ -157,6 +174,63 @@ fn birth_date_name(name: &[u8]) -> bool {
     BIRTH_DATE_NAMES
         .iter()
         .any(|n| squashed.ends_with(n.as_bytes()))
+}
+
+/// Names of a personal id-number column, squashed as [`BIRTH_DATE_NAMES`] are, and with a
+/// trailing `number`, `num`, `no`, `nr` or `id` taken off (`passport_no` → `passport`); also
+/// the end of a longer name (`patient_ssn`, `employee_passport_number`).
+const ID_NUMBER_NAMES: &[&str] = &[
+    "ssn",
+    "socialsecurity",
+    "nino",
+    "nationalinsurance",
+    "nationalidentity",
+    "nationalidentifier",
+    "nationalidentification",
+    "personalidentity",
+    "passport",
+    "driverslicense",
+    "driverlicense",
+    "driverslicence",
+    "driverlicence",
+    "drivinglicense",
+    "drivinglicence",
+    "aadhaar",
+    "pesel",
+    "burgerservice",
+    "personnummer",
+    "curp",
+    "socialinsurance",
+];
+
+/// Names taken only whole: short words as the end of a longer name (`cosin`, `mini_no`)
+/// say nothing.
+const ID_NUMBER_WORDS: &[&str] = &["bsn", "cpf", "tfn"];
+
+/// Names taken only whole and with a suffix: alone (`tax`, `national`) they name amounts or
+/// anything else.
+const ID_NUMBER_STEMS: &[&str] = &[
+    "national", "tax", "taxpayer", "steuer", "ni", "nhs", "medicare", "dl", "idcard",
+];
+
+/// Does a column name a personal id number?
+fn id_number_name(name: &[u8]) -> bool {
+    if name.is_empty() || name.len() > MAX_NAME {
+        return false;
+    }
+    let squashed: Vec<u8> = name
+        .iter()
+        .filter(|b| b.is_ascii_alphanumeric())
+        .map(u8::to_ascii_lowercase)
+        .collect();
+    let base = ["number", "nummer", "num", "no", "nr", "id"]
+        .iter()
+        .find_map(|x| squashed.strip_suffix(x.as_bytes()))
+        .filter(|b| !b.is_empty());
+    let stem = base.unwrap_or(&squashed);
+    ID_NUMBER_NAMES.iter().any(|n| stem.ends_with(n.as_bytes()))
+        || ID_NUMBER_WORDS.iter().any(|w| stem == w.as_bytes())
+        || base.is_some_and(|b| ID_NUMBER_STEMS.iter().any(|w| b == w.as_bytes()))
 }
 
 /// Header names of the column that holds a row's name in a name / value listing.
@@ -308,12 +382,8 @@ fn columns(hay: &[u8], cells: &[(usize, usize)], kind: Column) -> Option<Columns
     if !named || names.iter().filter(|n| !n.is_empty()).count() < 2 {
         return None;
     }
-    let named_for = |n: &[u8]| match kind {
-        Column::Credential => credential_name(n),
-        Column::BirthDate => birth_date_name(n),
-    };
-    let secret: Vec<usize> = (0..names.len()).filter(|&i| named_for(names[i])).collect();
-    if kind == Column::BirthDate {
+    let secret: Vec<usize> = (0..names.len()).filter(|&i| kind.names(names[i])).collect();
+    if kind != Column::Credential {
         return (!secret.is_empty()).then_some(Columns {
             secret,
             value: None,
@@ -407,7 +477,7 @@ pub fn open_header(hay: &[u8], at: usize, cap: usize) -> Option<usize> {
             }
             shape = Some((sep, n));
             if e - s <= MAX_HEADER
-                && [Column::Credential, Column::BirthDate]
+                && Column::ALL
                     .into_iter()
                     .any(|kind| columns(hay, &cells, kind).is_some())
             {
@@ -623,6 +693,50 @@ mod tests {
         // a credential rule's columns are not a birth-date rule's, nor the reverse
         assert!(dates("id,birthday_reminder\n1,2024-01-01\n", "birthday").is_empty());
         assert!(found("id,dob\n1,Zq8xV2mK9pL4nB7w\n", "dob").is_empty());
+    }
+
+    /// Id-number columns by name: the scheme's word, with or without a number suffix, at the
+    /// end of a longer name; short or common words only whole and with a suffix.
+    #[test]
+    fn id_number_column_names() {
+        for (name, want) in [
+            ("ssn", true),
+            ("patient_ssn", true),
+            ("SocialSecurityNumber", true),
+            ("passport_no", true),
+            ("Passport Number", true),
+            ("tax_id", true),
+            ("TaxNumber", true),
+            ("ni_number", true),
+            ("NINO", true),
+            ("national_id", true),
+            ("nhs_number", true),
+            ("driver_license", true),
+            ("bsn", true),
+            ("Steuernummer", true),
+            ("tax", false),
+            ("tax_rate", false),
+            ("national", false),
+            ("syntax_no", false),
+            ("mini_no", false),
+            ("ssn_verified", false),
+            ("session_id", false),
+            ("id", false),
+        ] {
+            assert_eq!(id_number_name(name.as_bytes()), want, "{name}");
+        }
+        let ids = |text: &str, word: &str| -> Vec<String> {
+            let at = text.find(word).expect("the header word");
+            cells(text.as_bytes(), at, text.len(), Column::IdNumber)
+                .0
+                .into_iter()
+                .map(|(s, e)| text[s..e].to_string())
+                .filter(|c| validate::id_number_cell_ok(c.as_bytes()))
+                .collect()
+        };
+        let psql = " id | ssn       | ssn_verified\n----+-----------+----\n 1 | 536227194 | t\n 2 | XXX-XX-1234 | f\n";
+        assert_eq!(ids(psql, "ssn"), ["536227194"]);
+        assert!(ids("id,tax,note\n1,1234.50,x\n", "tax").is_empty());
     }
 
     #[test]

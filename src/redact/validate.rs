@@ -84,6 +84,10 @@ pub enum Validator {
     /// Like [`TableColumns`](Validator::TableColumns) for date-of-birth columns (`dob`,
     /// `date_of_birth`, `Birthday`): each cell below must be a date ([`birth_date_cell_ok`]).
     TableBirthDates,
+    /// Like [`TableColumns`](Validator::TableColumns) for columns of personal id numbers
+    /// (`ssn`, `passport_number`, `tax_id`, `ni_number`, `national_id`, `nhs_number`):
+    /// each cell below must read as an id number ([`id_number_cell_ok`]).
+    TableIdNumbers,
 }
 
 impl Validator {
@@ -105,6 +109,7 @@ impl Validator {
             "random_token" => Validator::RandomToken,
             "table_columns" => Validator::TableColumns,
             "table_birth_dates" => Validator::TableBirthDates,
+            "table_id_numbers" => Validator::TableIdNumbers,
             _ => return IdScheme::from_name(name).map(Validator::Scheme),
         })
     }
@@ -128,6 +133,7 @@ impl Validator {
             Validator::RandomToken => "random_token",
             Validator::TableColumns => "table_columns",
             Validator::TableBirthDates => "table_birth_dates",
+            Validator::TableIdNumbers => "table_id_numbers",
         }
     }
 
@@ -178,6 +184,7 @@ impl Validator {
             Validator::RandomToken => random_token_ok(s),
             Validator::TableColumns => table_cell_ok(s),
             Validator::TableBirthDates => birth_date_cell_ok(s),
+            Validator::TableIdNumbers => id_number_cell_ok(s),
         }
     }
 }
@@ -290,6 +297,34 @@ pub fn table_cell_ok(s: &[u8]) -> bool {
         && !path
         && !s.iter().any(u8::is_ascii_whitespace)
         && secret_value_ok(s)
+}
+
+/// See [`Validator::TableIdNumbers`]: one cell of an id-number column, 5 to 24 ASCII
+/// letters, digits, blanks, `-`, `.` or `/`, at least four of them digits and at least half
+/// of its letters and digits (`536-22-7194`, `536227194`, `PM300476B`, `X47182953`,
+/// `943 476 5919`; not `see note 4521`), no decimal amount (`1234.50`), and no placeholder:
+/// no mask (`XXX-XX-1234`, `***`), no one digit repeated (`000-00-0000`) nor counting
+/// digits (`123456789`: see [`looks_placeholder`]).
+pub fn id_number_cell_ok(s: &[u8]) -> bool {
+    let digits = s.iter().filter(|b| b.is_ascii_digit()).count();
+    let alnum = s.iter().filter(|b| b.is_ascii_alphanumeric()).count();
+    let amount = s.iter().filter(|&&b| b == b'.').count() == 1
+        && s.iter().all(|&b| b.is_ascii_digit() || b == b'.');
+    let mut ds = s.iter().filter(|b| b.is_ascii_digit());
+    let first = ds.next();
+    let one_digit = ds.all(|d| Some(d) == first);
+    let masked = s
+        .windows(3)
+        .any(|w| w.iter().all(|&b| matches!(b, b'X' | b'x' | b'*' | b'#')));
+    (5..=24).contains(&s.len())
+        && s.iter()
+            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b' ' | b'-' | b'.' | b'/'))
+        && digits >= 4
+        && digits * 2 >= alnum
+        && !amount
+        && !one_digit
+        && !masked
+        && !looks_placeholder(s)
 }
 
 /// See [`Validator::TableBirthDates`]: one cell of a date-of-birth column, a date with a
@@ -1835,6 +1870,36 @@ mod tests {
             "1.2.2002.4",
         ] {
             assert!(!birth_date_cell_ok(no.as_bytes()), "{no}");
+        }
+    }
+
+    #[test]
+    fn id_number_cells() {
+        for ok in [
+            "536227194",
+            "536-22-7194",
+            "PM300476B",
+            "PM 30 04 76 B",
+            "X47182953",
+            "943 476 5919",
+            "12-3456789",
+            "D1234-56789-01234",
+        ] {
+            assert!(id_number_cell_ok(ok.as_bytes()), "{ok}");
+        }
+        for no in [
+            "NULL",
+            "1234",
+            "XXX-XX-1234",
+            "***-**-6789",
+            "000-00-0000",
+            "123456789",
+            "1234.50",
+            "N/A",
+            "see note 4521",
+            "abc123def456ghi789jkl012mno",
+        ] {
+            assert!(!id_number_cell_ok(no.as_bytes()), "{no}");
         }
     }
 
