@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 /// Validator names a redaction rule may use, besides the national-number schemes
 /// ([`crate::redact::ID_SCHEMES`]; see [`validator_names`]).
-pub const VALIDATORS: [&str; 16] = [
+pub const VALIDATORS: [&str; 17] = [
     "luhn",
     "iban",
     "ssn",
@@ -44,6 +44,7 @@ pub const VALIDATORS: [&str; 16] = [
     "table_columns",
     "table_birth_dates",
     "table_id_numbers",
+    "joined_literals",
 ];
 /// Every validator name a redaction rule may use: [`VALIDATORS`], then each national-number
 /// scheme's (`pesel`, `hetu`, …).

@@ -84,6 +84,11 @@ pub enum Validator {
     /// Like [`TableColumns`](Validator::TableColumns) for date-of-birth columns (`dob`,
     /// `date_of_birth`, `Birthday`): each cell below must be a date ([`birth_date_cell_ok`]).
     TableBirthDates,
+    /// A secret written as two or more quoted literals joined in code (`"b27f…" +\n "8678…"`,
+    /// `'…' || '…'`, `("…" "…")`): the literals' contents, joined, must pass
+    /// [`HighEntropy`](Validator::HighEntropy) and [`RandomToken`](Validator::RandomToken)
+    /// ([`joined_literals_ok`]); the key name before is checked too.
+    JoinedLiterals,
     /// Like [`TableColumns`](Validator::TableColumns) for columns of personal id numbers
     /// (`ssn`, `passport_number`, `tax_id`, `ni_number`, `national_id`, `nhs_number`):
     /// each cell below must read as an id number ([`id_number_cell_ok`]).
@@ -110,6 +115,7 @@ impl Validator {
             "table_columns" => Validator::TableColumns,
             "table_birth_dates" => Validator::TableBirthDates,
             "table_id_numbers" => Validator::TableIdNumbers,
+            "joined_literals" => Validator::JoinedLiterals,
             _ => return IdScheme::from_name(name).map(Validator::Scheme),
         })
     }
@@ -134,13 +140,17 @@ impl Validator {
             Validator::TableColumns => "table_columns",
             Validator::TableBirthDates => "table_birth_dates",
             Validator::TableIdNumbers => "table_id_numbers",
+            Validator::JoinedLiterals => "joined_literals",
         }
     }
 
     /// True for the validators of generic assignments, which also look at the key name
     /// before the value ([`key_name_ok`]).
     pub fn checks_key_name(self) -> bool {
-        matches!(self, Validator::SecretValue | Validator::HighEntropy)
+        matches!(
+            self,
+            Validator::SecretValue | Validator::HighEntropy | Validator::JoinedLiterals
+        )
     }
 
     /// True for checksum validators (`luhn`, `iban`, `ssn`, `national_id`, `bsn`, a scheme
@@ -185,6 +195,7 @@ impl Validator {
             Validator::TableColumns => table_cell_ok(s),
             Validator::TableBirthDates => birth_date_cell_ok(s),
             Validator::TableIdNumbers => id_number_cell_ok(s),
+            Validator::JoinedLiterals => joined_literals_ok(s),
         }
     }
 }
@@ -1110,6 +1121,26 @@ pub fn high_entropy_ok(s: &[u8]) -> bool {
     classes.iter().filter(|&&c| c).count() >= 2 && shannon_entropy(s) >= 3.3
 }
 
+/// See [`Validator::JoinedLiterals`]: the contents of the quoted literals in `s` (each
+/// closed by the quote that opened it), joined, pass [`high_entropy_ok`] and read as a
+/// random token ([`random_token_ok`]: not `user_profile_` + `settings_v2`); at least two.
+pub fn joined_literals_ok(s: &[u8]) -> bool {
+    let mut joined = Vec::with_capacity(s.len());
+    let mut parts = 0;
+    let mut i = 0;
+    while let Some(k) = s[i..].iter().position(|&b| b == b'"' || b == b'\'') {
+        let q = s[i + k];
+        let from = i + k + 1;
+        let Some(len) = s[from..].iter().position(|&b| b == q) else {
+            return false;
+        };
+        joined.extend_from_slice(&s[from..from + len]);
+        parts += 1;
+        i = from + len + 1;
+    }
+    parts >= 2 && high_entropy_ok(&joined) && random_token_ok(&joined)
+}
+
 /// See [`Validator::PrefixedToken`].
 pub fn prefixed_token_ok(s: &[u8]) -> bool {
     let is_sep = |c: &u8| matches!(c, b'_' | b'-' | b'.' | b'~');
@@ -1870,6 +1901,27 @@ mod tests {
             "1.2.2002.4",
         ] {
             assert!(!birth_date_cell_ok(no.as_bytes()), "{no}");
+        }
+    }
+
+    #[test]
+    fn joined_literals() {
+        for ok in [
+            "\"b27f239ffdef27d4ae4359e06e3\" \\\n  \"86784fbec1aeef89c4ddea\"",
+            "'DQBnZulfJZRRLP/4fhs' ||\n  'uJMv8isKw38x/7EJDN6ol'",
+            "\"p4wTbREJOC8RtVU7gDVTz\" +\n    \"6Ox37KLU64mDeKj6Lm11\"",
+        ] {
+            assert!(joined_literals_ok(ok.as_bytes()), "{ok}");
+        }
+        for no in [
+            // one literal, an unclosed one, words, a path
+            "\"b27f239ffdef27d4ae4359e06e3\"",
+            "\"b27f239ffdef27d4ae4359e06e3\" + \"86784fbec1",
+            "\"message_prefix_\" + \"production_value\"",
+            "\"user_profile_\" + \"settings_v2\"",
+            "\"/usr/local/share/\" + \"templates/email/\"",
+        ] {
+            assert!(!joined_literals_ok(no.as_bytes()), "{no}");
         }
     }
 
