@@ -1724,14 +1724,27 @@ impl Redactor {
                 {
                     // a bare `key` is judged with the word before it on its line (`public
                     // key:`, `cache key:`: see `validate::key_name_ok`)
-                    let lead = if rule.spec.validator.is_some_and(Validator::checks_key_name) {
+                    // A match that starts inside a name (at the `KEY` of `PUBLIC_KEY`) is
+                    // judged with the whole name
+                    let name = if rule.spec.validator.is_some_and(Validator::checks_key_name) {
                         let lo = ms.saturating_sub(NAME_CONTEXT);
-                        let at = memchr::memrchr(b'\n', &hay[lo..ms]).map_or(lo, |i| lo + i + 1);
-                        &hay[at..ms]
+                        ms - hay[lo..ms]
+                            .iter()
+                            .rev()
+                            .take_while(|&&b| b.is_ascii_alphanumeric() || b"_.-$".contains(&b))
+                            .count()
+                    } else {
+                        ms
+                    };
+                    let lead = if rule.spec.validator.is_some_and(Validator::checks_key_name) {
+                        let lo = name.saturating_sub(NAME_CONTEXT);
+                        let at = memchr::memrchr(b'\n', &hay[lo..name]).map_or(lo, |i| lo + i + 1);
+                        &hay[at..name]
                     } else {
                         &[]
                     };
-                    let rule = match self.verdict(rule, &hay[ss..se], lead, &hay[ms..ss.max(ms)]) {
+                    let rule = match self.verdict(rule, &hay[ss..se], lead, &hay[name..ss.max(ms)])
+                    {
                         Verdict::Accept => r,
                         Verdict::Veto => VETO,
                         Verdict::Reject => u32::MAX - 2,

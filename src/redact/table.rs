@@ -176,13 +176,13 @@ fn birth_date_name(name: &[u8]) -> bool {
         .any(|n| squashed.ends_with(n.as_bytes()))
 }
 
-/// Names of a personal id-number column, squashed as [`BIRTH_DATE_NAMES`] are, and with a
-/// trailing `number`, `num`, `no`, `nr` or `id` taken off (`passport_no` → `passport`); also
-/// the end of a longer name (`patient_ssn`, `employee_passport_number`).
+/// Names of a personal id-number column, squashed as [`BIRTH_DATE_NAMES`] are, with up to
+/// two trailing `number`, `nummer`, `num`, `no`, `nr` or `id` taken off or not
+/// (`passport_no` → `passport`, `NationalIDNumber` → `national`); also the end of a longer
+/// name (`patient_ssn`, `employee_passport_number`).
 const ID_NUMBER_NAMES: &[&str] = &[
     "ssn",
     "socialsecurity",
-    "nino",
     "nationalinsurance",
     "nationalidentity",
     "nationalidentifier",
@@ -203,14 +203,25 @@ const ID_NUMBER_NAMES: &[&str] = &[
     "socialinsurance",
 ];
 
-/// Names taken only whole: short words as the end of a longer name (`cosin`, `mini_no`)
-/// say nothing.
+/// Names taken only whole: short words as the end of a longer name (`cosin`) say nothing.
 const ID_NUMBER_WORDS: &[&str] = &["bsn", "cpf", "tfn"];
 
-/// Names taken only whole and with a suffix: alone (`tax`, `national`) they name amounts or
-/// anything else.
+/// Names taken only with a suffix taken off: alone (`tax`, `national`) they name amounts or
+/// anything else. Also the end of a longer name (`patient_nhs_number`), but for `ni`, `dl`
+/// and `tax`, which only whole (`omni_no`, `syntax_no` say nothing; so `customer_tax_id`
+/// is not read).
 const ID_NUMBER_STEMS: &[&str] = &[
-    "national", "tax", "taxpayer", "steuer", "ni", "nhs", "medicare", "dl", "idcard",
+    "national",
+    "tax",
+    "taxpayer",
+    "taxidentification",
+    "steuer",
+    "ni",
+    "nhs",
+    "medicare",
+    "dl",
+    "idcard",
+    "personalidentity",
 ];
 
 /// Does a column name a personal id number?
@@ -223,14 +234,30 @@ fn id_number_name(name: &[u8]) -> bool {
         .filter(|b| b.is_ascii_alphanumeric())
         .map(u8::to_ascii_lowercase)
         .collect();
-    let base = ["number", "nummer", "num", "no", "nr", "id"]
-        .iter()
-        .find_map(|x| squashed.strip_suffix(x.as_bytes()))
-        .filter(|b| !b.is_empty());
-    let stem = base.unwrap_or(&squashed);
-    ID_NUMBER_NAMES.iter().any(|n| stem.ends_with(n.as_bytes()))
-        || ID_NUMBER_WORDS.iter().any(|w| stem == w.as_bytes())
-        || base.is_some_and(|b| ID_NUMBER_STEMS.iter().any(|w| b == w.as_bytes()))
+    let strip = |n: &[u8]| -> Option<Vec<u8>> {
+        ["number", "nummer", "num", "no", "nr", "id"]
+            .iter()
+            .find_map(|x| n.strip_suffix(x.as_bytes()))
+            .filter(|b| !b.is_empty())
+            .map(<[u8]>::to_vec)
+    };
+    let once = strip(&squashed);
+    let twice = once.as_deref().and_then(strip);
+    let named = |n: &[u8]| {
+        ID_NUMBER_NAMES.iter().any(|w| n.ends_with(w.as_bytes()))
+            || ID_NUMBER_WORDS.iter().any(|w| n == w.as_bytes())
+    };
+    let stem = |b: &[u8]| {
+        ID_NUMBER_STEMS.iter().any(|w| match *w {
+            "ni" | "dl" | "tax" => b == w.as_bytes(),
+            _ => b.ends_with(w.as_bytes()),
+        })
+    };
+    named(&squashed)
+        || [&once, &twice]
+            .into_iter()
+            .flatten()
+            .any(|b| named(b) || stem(b))
 }
 
 /// Header names of the column that holds a row's name in a name / value listing.
@@ -714,11 +741,15 @@ mod tests {
             ("driver_license", true),
             ("bsn", true),
             ("Steuernummer", true),
+            ("personnummer", true),
+            ("NationalIDNumber", true),
+            ("tax_id_number", true),
+            ("patient_nhs_number", true),
             ("tax", false),
             ("tax_rate", false),
             ("national", false),
             ("syntax_no", false),
-            ("mini_no", false),
+            ("omni_no", false),
             ("ssn_verified", false),
             ("session_id", false),
             ("id", false),

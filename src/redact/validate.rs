@@ -84,7 +84,7 @@ pub enum Validator {
     /// Like [`TableColumns`](Validator::TableColumns) for date-of-birth columns (`dob`,
     /// `date_of_birth`, `Birthday`): each cell below must be a date ([`birth_date_cell_ok`]).
     TableBirthDates,
-    /// A secret written as two or more quoted literals joined in code (`"b27f…" +\n "8678…"`,
+    /// A secret written as two or three quoted literals joined in code (`"b27f…" +\n "8678…"`,
     /// `'…' || '…'`, `("…" "…")`): the literals' contents, joined, must pass
     /// [`HighEntropy`](Validator::HighEntropy) and [`RandomToken`](Validator::RandomToken)
     /// ([`joined_literals_ok`]); the key name before is checked too.
@@ -311,9 +311,10 @@ pub fn table_cell_ok(s: &[u8]) -> bool {
 }
 
 /// See [`Validator::TableIdNumbers`]: one cell of an id-number column, 5 to 24 ASCII
-/// letters, digits, blanks, `-`, `.` or `/`, at least four of them digits and at least half
-/// of its letters and digits (`536-22-7194`, `536227194`, `PM300476B`, `X47182953`,
-/// `943 476 5919`; not `see note 4521`), no decimal amount (`1234.50`), and no placeholder:
+/// letters, digits, blanks, `-`, `.` or `/`, at least four of them digits and at least a
+/// third of its letters and digits, no lower-case word (`536-22-7194`, `536227194`,
+/// `PM300476B`, `X47182953`, `943 476 5919`, a CURP, a UK licence `MORGA753116SM9IJ`; not
+/// `see note 4521`), no decimal amount (`1234.50`), and no placeholder:
 /// no mask (`XXX-XX-1234`, `***`), no one digit repeated (`000-00-0000`) nor counting
 /// digits (`123456789`: see [`looks_placeholder`]).
 pub fn id_number_cell_ok(s: &[u8]) -> bool {
@@ -331,7 +332,8 @@ pub fn id_number_cell_ok(s: &[u8]) -> bool {
         && s.iter()
             .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b' ' | b'-' | b'.' | b'/'))
         && digits >= 4
-        && digits * 2 >= alnum
+        && digits * 3 >= alnum
+        && !s.windows(3).any(|w| w.iter().all(u8::is_ascii_lowercase))
         && !amount
         && !one_digit
         && !masked
@@ -1936,6 +1938,8 @@ mod tests {
             "943 476 5919",
             "12-3456789",
             "D1234-56789-01234",
+            "BADD110313HCMLNS09",
+            "MORGA753116SM9IJ",
         ] {
             assert!(id_number_cell_ok(ok.as_bytes()), "{ok}");
         }
