@@ -1726,23 +1726,20 @@ impl Redactor {
                     // key:`, `cache key:`: see `validate::key_name_ok`)
                     // A match that starts inside a name (at the `KEY` of `PUBLIC_KEY`) is
                     // judged with the whole name
-                    let name = if rule.spec.validator.is_some_and(Validator::checks_key_name) {
-                        let lo = ms.saturating_sub(NAME_CONTEXT);
-                        ms - hay[lo..ms]
-                            .iter()
-                            .rev()
-                            .take_while(|&&b| b.is_ascii_alphanumeric() || b"_.-$".contains(&b))
-                            .count()
-                    } else {
-                        ms
-                    };
-                    let lead = if rule.spec.validator.is_some_and(Validator::checks_key_name) {
-                        let lo = name.saturating_sub(NAME_CONTEXT);
-                        let at = memchr::memrchr(b'\n', &hay[lo..name]).map_or(lo, |i| lo + i + 1);
-                        &hay[at..name]
-                    } else {
-                        &[]
-                    };
+                    let (name, lead) =
+                        if rule.spec.validator.is_some_and(Validator::checks_key_name) {
+                            let lo = ms.saturating_sub(NAME_CONTEXT);
+                            let name = lo
+                                + validate::run_start(&hay[lo..ms], |b| {
+                                    b.is_ascii_alphanumeric() || b"_.-$".contains(&b)
+                                });
+                            let lo = name.saturating_sub(NAME_CONTEXT);
+                            let at =
+                                memchr::memrchr(b'\n', &hay[lo..name]).map_or(lo, |i| lo + i + 1);
+                            (name, &hay[at..name])
+                        } else {
+                            (ms, &[][..])
+                        };
                     let rule = match self.verdict(rule, &hay[ss..se], lead, &hay[name..ss.max(ms)])
                     {
                         Verdict::Accept => r,

@@ -161,19 +161,20 @@ const BIRTH_DATE_NAMES: &[&str] = &[
     "geboortedatum",
 ];
 
+/// A column name in lower case with only its letters and digits (`date_of_birth` →
+/// `dateofbirth`); `None` if empty or longer than [`MAX_NAME`].
+fn squashed(name: &[u8]) -> Option<Vec<u8>> {
+    (!name.is_empty() && name.len() <= MAX_NAME).then(|| {
+        name.iter()
+            .filter(|b| b.is_ascii_alphanumeric())
+            .map(u8::to_ascii_lowercase)
+            .collect()
+    })
+}
+
 /// Does a column name a date of birth?
 fn birth_date_name(name: &[u8]) -> bool {
-    if name.is_empty() || name.len() > MAX_NAME {
-        return false;
-    }
-    let squashed: Vec<u8> = name
-        .iter()
-        .filter(|b| b.is_ascii_alphanumeric())
-        .map(u8::to_ascii_lowercase)
-        .collect();
-    BIRTH_DATE_NAMES
-        .iter()
-        .any(|n| squashed.ends_with(n.as_bytes()))
+    squashed(name).is_some_and(|s| BIRTH_DATE_NAMES.iter().any(|n| s.ends_with(n.as_bytes())))
 }
 
 /// Names of a personal id-number column, squashed as [`BIRTH_DATE_NAMES`] are, with up to
@@ -206,58 +207,47 @@ const ID_NUMBER_NAMES: &[&str] = &[
 /// Names taken only whole: short words as the end of a longer name (`cosin`) say nothing.
 const ID_NUMBER_WORDS: &[&str] = &["bsn", "cpf", "tfn"];
 
-/// Names taken only with a suffix taken off: alone (`tax`, `national`) they name amounts or
-/// anything else. Also the end of a longer name (`patient_nhs_number`), but for `ni`, `dl`
-/// and `tax`, which only whole (`omni_no`, `syntax_no` say nothing; so `customer_tax_id`
-/// is not read).
+/// Names taken only with a suffix taken off: alone (`national`, `nhs`) they name anything.
+/// Also the end of a longer name (`patient_nhs_number`).
 const ID_NUMBER_STEMS: &[&str] = &[
     "national",
-    "tax",
     "taxpayer",
     "taxidentification",
     "steuer",
-    "ni",
     "nhs",
     "medicare",
-    "dl",
     "idcard",
-    "personalidentity",
 ];
+
+/// [`ID_NUMBER_STEMS`] taken only whole: as the end of a longer name they say nothing
+/// (`omni_no`, `syntax_no`; so `customer_tax_id` is not read either).
+const ID_NUMBER_WHOLE_STEMS: &[&str] = &["ni", "dl", "tax"];
+
+/// A column name without one trailing `number`, `nummer`, `num`, `no`, `nr` or `id`.
+fn without_number_suffix(n: &[u8]) -> Option<&[u8]> {
+    ["number", "nummer", "num", "no", "nr", "id"]
+        .iter()
+        .find_map(|x| n.strip_suffix(x.as_bytes()))
+        .filter(|b| !b.is_empty())
+}
 
 /// Does a column name a personal id number?
 fn id_number_name(name: &[u8]) -> bool {
-    if name.is_empty() || name.len() > MAX_NAME {
+    let Some(squashed) = squashed(name) else {
         return false;
-    }
-    let squashed: Vec<u8> = name
-        .iter()
-        .filter(|b| b.is_ascii_alphanumeric())
-        .map(u8::to_ascii_lowercase)
-        .collect();
-    let strip = |n: &[u8]| -> Option<Vec<u8>> {
-        ["number", "nummer", "num", "no", "nr", "id"]
-            .iter()
-            .find_map(|x| n.strip_suffix(x.as_bytes()))
-            .filter(|b| !b.is_empty())
-            .map(<[u8]>::to_vec)
     };
-    let once = strip(&squashed);
-    let twice = once.as_deref().and_then(strip);
     let named = |n: &[u8]| {
         ID_NUMBER_NAMES.iter().any(|w| n.ends_with(w.as_bytes()))
             || ID_NUMBER_WORDS.iter().any(|w| n == w.as_bytes())
     };
     let stem = |b: &[u8]| {
-        ID_NUMBER_STEMS.iter().any(|w| match *w {
-            "ni" | "dl" | "tax" => b == w.as_bytes(),
-            _ => b.ends_with(w.as_bytes()),
-        })
+        named(b)
+            || ID_NUMBER_STEMS.iter().any(|w| b.ends_with(w.as_bytes()))
+            || ID_NUMBER_WHOLE_STEMS.iter().any(|w| b == w.as_bytes())
     };
-    named(&squashed)
-        || [&once, &twice]
-            .into_iter()
-            .flatten()
-            .any(|b| named(b) || stem(b))
+    let once = without_number_suffix(&squashed);
+    let twice = once.and_then(without_number_suffix);
+    named(&squashed) || once.is_some_and(stem) || twice.is_some_and(stem)
 }
 
 /// Header names of the column that holds a row's name in a name / value listing.

@@ -849,7 +849,7 @@ const NON_SECRET_SUFFIXES: &[&str] = &[
 ];
 
 /// Where the run of bytes `keep` accepts that ends `b` starts.
-fn run_start(b: &[u8], keep: impl Fn(u8) -> bool) -> usize {
+pub(crate) fn run_start(b: &[u8], keep: impl Fn(u8) -> bool) -> usize {
     b.iter().rposition(|&c| !keep(c)).map_or(0, |i| i + 1)
 }
 
